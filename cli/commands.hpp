@@ -1,0 +1,11 @@
+// One function per command; each returns the process exit status.
+#pragma once
+
+#include "options.hpp"
+
+namespace nq::cli {
+
+int run_count(const CountArgs& args);
+int run_table(const TableArgs& args);
+
+}  // namespace nq::cli

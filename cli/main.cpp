@@ -1,0 +1,80 @@
+// nqcount: parse, validate, call the engine, print. Nothing else lives here.
+#include <CLI/CLI.hpp>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "options.hpp"
+
+namespace {
+
+constexpr const char* kVersion = "0.1.0";
+
+bool is_command(const char* word) {
+  for (const auto& c : nq::cli::commands())
+    if (std::strcmp(word, c.name) == 0) return true;
+  return false;
+}
+
+void add_row(CLI::App& app, const nq::cli::OptionRow& row) {
+  CLI::Option* opt = std::visit(
+      [&](auto* target) -> CLI::Option* {
+        using T = std::remove_pointer_t<decltype(target)>;
+        if constexpr (std::is_same_v<T, bool>) {
+          return app.add_flag(row.flags, *target, row.help);
+        } else {
+          return app.add_option(row.flags, *target, row.help);
+        }
+      },
+      row.target);
+  if (row.range) opt->check(CLI::Range(row.range->first, row.range->second));
+  if (!row.choices.empty()) opt->check(CLI::IsMember(row.choices));
+  if (row.required) opt->required();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  nq::cli::Args args;
+  CLI::App app{"nqcount: exact n-queens counts (total and unique under D4), in parallel.\n"
+               "Run 'nqcount COMMAND --help' for a command's options.",
+               "nqcount"};
+  app.set_version_flag("--version", kVersion);
+  app.require_subcommand(1);
+  std::map<std::string, CLI::App*> subs;
+  for (const auto& c : nq::cli::commands()) subs[c.name] = app.add_subcommand(c.name, c.help);
+  for (const auto& row : nq::cli::option_table(args)) add_row(*subs.at(row.command), row);
+
+  // `count` is the default command: `nqcount --n 18` means `nqcount count --n 18`.
+  std::vector<std::string> words(argv + 1, argv + argc);
+  if (words.empty()) {
+    std::cerr << "nqcount: error: no arguments; try 'nqcount --n 12' or 'nqcount --help'\n";
+    return 2;
+  }
+  const std::string& first = words.front();
+  if (!is_command(first.c_str()) && first != "-h" && first != "--help" && first != "--version")
+    words.insert(words.begin(), "count");
+  std::reverse(words.begin(), words.end());  // CLI11 takes a vector in reverse order
+
+  try {
+    app.parse(words);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string what = e.what();
+    for (char& ch : what)
+      if (ch == '\n') ch = ' ';
+    std::cerr << "nqcount: error: " << what << "\n";
+    return 2;
+  }
+  if (subs["count"]->parsed()) return nq::cli::run_count(args.count);
+  if (subs["table"]->parsed()) return nq::cli::run_table(args.table);
+  return 2;
+}

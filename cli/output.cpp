@@ -1,0 +1,19 @@
+#include "output.hpp"
+
+#include <cstdint>
+#include <iostream>
+#include <limits>
+
+namespace nq::cli {
+
+nlohmann::json json_count(u128 v) {
+  if (v <= std::numeric_limits<std::uint64_t>::max()) return static_cast<std::uint64_t>(v);
+  return to_string(v);
+}
+
+void print_error(const std::string& message) { std::cerr << "nqcount: error: " << message << "\n"; }
+void print_warning(const std::string& message) {
+  std::cerr << "nqcount: warning: " << message << "\n";
+}
+
+}  // namespace nq::cli

@@ -1,0 +1,18 @@
+// Small helpers for what the commands print.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "types.hpp"
+
+namespace nq::cli {
+
+// A count as a JSON number while it fits in 64 bits, else as a decimal string.
+nlohmann::json json_count(u128 v);
+
+// One line on stderr: "nqcount: error: <message>".
+void print_error(const std::string& message);
+void print_warning(const std::string& message);
+
+}  // namespace nq::cli

@@ -1,0 +1,44 @@
+// The counting engine's public interface: a plain config in, a result (or an error) out.
+// The engine never prints and never exits.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "reducer.hpp"
+#include "types.hpp"
+
+namespace nq {
+
+struct CountConfig {
+  int n = 0;
+  int threads = 0;              // 0: every hardware thread; more than the hardware is allowed
+  std::string kernel = "auto";  // a kernel name from kernels.hpp, "auto", or "reference"
+  int split_rows = -1;          // -1: default_split_rows(n)
+};
+
+struct CountResult {
+  int n = 0;
+  int threads = 0;
+  OrbitCounts orbits;
+  u128 nodes = 0;
+  std::uint64_t subproblems = 0;        // subproblems counted
+  std::uint64_t subproblems_total = 0;  // subproblems planned
+  std::uint64_t classes = 0;            // canonical classes (0 for the classic route)
+  int split_rows = 0;
+  double seconds = 0;
+  std::string kernel;
+  bool cancelled = false;  // Monitor::cancel stopped it: counts are partial
+};
+
+// Threads the hardware offers (what --threads 0 means).
+int hardware_threads();
+
+Expected<CountResult> count(const CountConfig& config, Monitor* monitor = nullptr);
+
+// Every solution of a small board classified one by one by its stabilizer under D4 (the
+// route for boards too small for a frame, n < 4, where a solution may be fixed by a
+// reflection: n = 1).
+OrbitCounts classify_by_enumeration(int n);
+
+}  // namespace nq

@@ -1,0 +1,247 @@
+#include "frontend.hpp"
+
+#include <algorithm>
+#include <bit>
+
+namespace nq {
+namespace {
+
+Mask full_mask(int n) { return n >= 32 ? ~Mask{0} : ((Mask{1} << n) - 1); }
+Mask bit_at(int col) { return Mask{1} << col; }
+
+// The four sides, as the squares at position p along each.
+enum Side { kTop, kBottom, kLeft, kRight };
+Square side_square(Side side, int p, int n) {
+  switch (side) {
+    case kTop: return {0, p};
+    case kBottom: return {n - 1, p};
+    case kLeft: return {p, 0};
+    case kRight: return {p, n - 1};
+  }
+  return {0, 0};
+}
+
+// Rules out every square of `side` within corner distance `m` (corners included).
+void forbid_near_corners(Side side, int m, int n, Mask* forbidden) {
+  for (int p = 0; p < n; ++p)
+    if (std::min(p, n - 1 - p) <= m) {
+      const Square s = side_square(side, p, n);
+      forbidden[s.row] |= bit_at(s.col);
+    }
+}
+
+std::uint8_t stabilizer_of(const Placement& p, bool* canonical) {
+  std::uint8_t stab = sym_bit(Sym::kIdentity);
+  *canonical = true;
+  for (int g = 1; g < kD4Order; ++g) {
+    const Placement img = p.image(static_cast<Sym>(g));
+    if (img < p) *canonical = false;
+    if (img == p) stab |= sym_bit(static_cast<Sym>(g));
+  }
+  return stab;
+}
+
+void corner_classes(int n, const std::function<void(const ClassPrefix&)>& visit) {
+  for (int c1 = 2; c1 < n; ++c1) {
+    ClassPrefix c{ClassKind::kCorner, Placement(n), {}, sym_bit(Sym::kIdentity)};
+    c.fixed.place(0, 0);
+    c.fixed.place(1, c1);
+    for (int r = 2; r <= c1; ++r) c.forbidden[r] |= bit_at(1);  // column 1's queen below row c1
+    visit(c);
+  }
+}
+
+void single_classes(int n, const std::function<void(const ClassPrefix&)>& visit) {
+  for (int m = 1; m < n - 1 - m; ++m) {
+    ClassPrefix c{ClassKind::kSingle, Placement(n), {}, sym_bit(Sym::kIdentity)};
+    c.fixed.place(0, m);
+    for (Side s : {kBottom, kLeft, kRight}) forbid_near_corners(s, m, n, c.forbidden);
+    visit(c);
+  }
+}
+
+void tie_classes(int n, const std::function<void(const ClassPrefix&)>& visit) {
+  for (int m = 1; m < n - 1 - m; ++m) {
+    // The eight border squares at corner distance m; at most one queen per side.
+    Square squares[8];
+    Side sides[8];
+    int count = 0;
+    for (Side s : {kTop, kBottom, kLeft, kRight})
+      for (int p : {m, n - 1 - m}) {
+        squares[count] = side_square(s, p, n);
+        sides[count++] = s;
+      }
+    for (unsigned subset = 1; subset < (1u << count); ++subset) {
+      if (std::popcount(subset) < 2) continue;
+      Placement p(n);
+      unsigned side_used = 0;
+      bool ok = true;
+      for (int i = 0; i < count && ok; ++i) {
+        if (!((subset >> i) & 1u)) continue;
+        if ((side_used >> sides[i]) & 1u) ok = false;
+        else if (!p.can_place(squares[i].row, squares[i].col)) ok = false;
+        else {
+          side_used |= 1u << sides[i];
+          p.place(squares[i].row, squares[i].col);
+        }
+      }
+      if (!ok) continue;
+      bool canonical = false;
+      const std::uint8_t stab = stabilizer_of(p, &canonical);
+      if (!canonical) continue;
+      ClassPrefix c{ClassKind::kTie, p, {}, stab};
+      for (Side s : {kTop, kBottom, kLeft, kRight})
+        if (!((side_used >> s) & 1u)) forbid_near_corners(s, m, n, c.forbidden);
+      visit(c);
+    }
+  }
+}
+
+std::uint64_t fixed_rec(Placement& p, const Mask* forbidden, Sym g) {
+  const int n = p.n();
+  int row = 0;
+  while (row < n && p.row_used(row)) ++row;
+  if (row == n) return 1;
+  std::uint64_t count = 0;
+  for (int col = 0; col < n; ++col) {
+    // Place the queen and its whole orbit under <g>; the orbit closes when it returns.
+    Square placed[4];
+    int m = 0;
+    bool ok = true;
+    Square s{row, col};
+    do {
+      if (!p.can_place(s.row, s.col) || (forbidden && ((forbidden[s.row] >> s.col) & 1u))) {
+        ok = false;
+        break;
+      }
+      p.place(s.row, s.col);
+      placed[m++] = s;
+      s = apply(g, s, n);
+    } while (!(s == Square{row, col}));
+    if (ok) count += fixed_rec(p, forbidden, g);
+    while (m > 0) p.remove(placed[--m].row);
+  }
+  return count;
+}
+
+}  // namespace
+
+int ClassPrefix::weight() const {
+  return kD4Order / std::popcount(static_cast<unsigned>(stabilizer));
+}
+
+void for_each_class(int n, const std::function<void(const ClassPrefix&)>& visit) {
+  corner_classes(n, visit);
+  single_classes(n, visit);
+  tie_classes(n, visit);
+}
+
+Subproblem class_subproblem(const ClassPrefix& c) {
+  const int n = c.fixed.n();
+  Subproblem s;
+  s.full = full_mask(n);
+  s.rows = n;
+  for (int r = 0; r < n; ++r) {
+    if (c.fixed.col_of_row(r) >= 0) {  // forced: the class's own queen
+      s.blocked[r] = s.full & ~bit_at(c.fixed.col_of_row(r));
+      continue;
+    }
+    Mask b = c.forbidden[r];
+    for (int qr = 0; qr < n; ++qr) {
+      const int qc = c.fixed.col_of_row(qr);
+      if (qc < 0) continue;
+      const int d = r - qr;
+      b |= bit_at(qc);
+      if (qc + d >= 0 && qc + d < n) b |= bit_at(qc + d);
+      if (qc - d >= 0 && qc - d < n) b |= bit_at(qc - d);
+    }
+    s.blocked[r] = b & s.full;
+  }
+  return s;
+}
+
+std::uint64_t count_fixed_completions(const Placement& fixed, const Mask* forbidden,
+                                      Sym rotation) {
+  Placement p = fixed;
+  return fixed_rec(p, forbidden, rotation);
+}
+
+void split_subproblem(const Subproblem& s, int rows, std::vector<Subproblem>& out) {
+  if (rows <= 0 || s.rows <= 2) {
+    out.push_back(s);
+    return;
+  }
+  Mask avail = ~(s.cols | s.ld | s.rd | s.blocked[0]) & s.full;
+  while (avail) {
+    const Mask bit = avail & (0u - avail);
+    avail ^= bit;
+    Subproblem c;
+    c.full = s.full;
+    c.cols = s.cols | bit;
+    c.ld = (s.ld | bit) << 1;
+    c.rd = (s.rd | bit) >> 1;
+    c.rows = s.rows - 1;
+    std::copy(s.blocked + 1, s.blocked + s.rows, c.blocked);
+    split_subproblem(c, rows - 1, out);
+  }
+}
+
+int default_split_rows(int n) { return n >= 12 ? 3 : 1; }
+
+Plan plan_canonical(int n, int split_rows) {
+  Plan plan;
+  plan.n = n;
+  plan.split_rows = split_rows;
+  for_each_class(n, [&](const ClassPrefix& c) {
+    ++plan.classes;
+    const int w = c.weight();
+    if (c.stabilizer & sym_bit(Sym::kRot180)) {
+      const std::uint64_t c180 = count_fixed_completions(c.fixed, c.forbidden, Sym::kRot180);
+      const std::uint64_t c90 = (c.stabilizer & sym_bit(Sym::kRot90))
+                                    ? count_fixed_completions(c.fixed, c.forbidden, Sym::kRot90)
+                                    : 0;
+      plan.sym4 += static_cast<u128>(w) * (c180 - c90);
+      plan.sym2 += static_cast<u128>(w) * c90;
+    }
+    split_subproblem(class_subproblem(c), split_rows, plan.subproblems);
+    plan.weights.resize(plan.subproblems.size(), static_cast<std::uint8_t>(w));
+  });
+  return plan;
+}
+
+Plan plan_classic(int n, int split_rows) {
+  Plan plan;
+  plan.n = n;
+  plan.classic = true;
+  plan.split_rows = split_rows;
+  const Mask full = full_mask(n);
+  const int half = n / 2;
+  auto add = [&](Mask cols, Mask ld, Mask rd, int rows) {
+    Subproblem s;
+    s.full = full;
+    s.cols = cols;
+    s.ld = ld;
+    s.rd = rd;
+    s.rows = rows;
+    split_subproblem(s, split_rows, plan.subproblems);
+  };
+  // First row in the left half: the mirror image covers the right half.
+  for (int c = 0; c < half; ++c) add(bit_at(c), bit_at(c) << 1, bit_at(c) >> 1, n - 1);
+  if (n % 2 == 1) {  // first row in the middle: mirror on the second row instead
+    const Mask mid = bit_at(half);
+    for (int c = 0; c + 1 < half; ++c) {  // column half-1 is attacked by the middle queen
+      const Mask bit = bit_at(c);
+      add(mid | bit, ((mid << 1) | bit) << 1, ((mid >> 1) | bit) >> 1, n - 2);
+    }
+  }
+  plan.weights.assign(plan.subproblems.size(), 2);
+  // Unique by Burnside: whole-board counts fixed by the rotations (SPEC 3.3b).
+  const Placement empty(n);
+  const std::uint64_t f180 = count_fixed_completions(empty, nullptr, Sym::kRot180);
+  const std::uint64_t f90 = count_fixed_completions(empty, nullptr, Sym::kRot90);
+  plan.sym4 = static_cast<u128>(f180 - f90);
+  plan.sym2 = static_cast<u128>(f90);
+  return plan;
+}
+
+}  // namespace nq

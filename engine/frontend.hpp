@@ -1,0 +1,87 @@
+// The front end: splits the count into subproblems, one canonical representative per D4 class.
+//
+// Every queen on the border has a corner distance: min(p, n-1-p) for its position p along its
+// side. For a solution s let m(s) be the least corner distance of its border queens and M(s)
+// the set of border queens at that distance. M is D4-equivariant (M(g s) = g M(s)), so the
+// solutions split into classes by M, and a class's D4 images are classes too. We keep one
+// canonical M per D4 class, with H = Stab(M) and weight w = 8/|H|, and count its completions:
+// the solutions s with M(s) = M exactly (every other border queen strictly farther from the
+// corners, enforced as per-row masks). Three kinds of class cover every solution once:
+//
+//   corner  m = 0: a queen in a corner (at most one: two corners share a line or a diagonal).
+//           Rotated to (0,0), the orbit keeps two members, swapped by the transpose; we keep
+//           the one whose row-1 queen's column c1 is less than column 1's queen's row r1
+//           (c1 != r1, since (1,x) and (x,1) share a diagonal). Weight 8, no symmetric solution.
+//   single  m >= 1, |M| = 1: one nearest queen, rotated to the top row at column m < n-1-m.
+//           Its stabilizer is trivial: weight 8. This is almost all the work, and it is a plain
+//           top-down search with masks, so the search tree keeps its shared prefixes.
+//   tie     m >= 1, |M| >= 2: the nearest queens are fixed; M is canonical (least image), and
+//           H may be nontrivial. With c = completions and c180, c90 = completions fixed by the
+//           180 and 90 degree rotations (only when that rotation is in H; no solution with
+//           n > 1 is fixed by a reflection), a solution orbit meets the class in one H-orbit:
+//             total += w c;  orbits with stabilizer {1}, C2, C4: (c-c180)/|H|, 2(c180-c90)/|H|,
+//             4 c90/|H|.  We keep sym4 += w (c180 - c90), sym2 += w c90, and finish with
+//             U8 = (total - sym4 - sym2)/8, U4 = sym4/4, U2 = sym2/2.
+// The fixed counts come from a half- (or quarter-) depth search that places whole rotation
+// orbits at once, so the kernels only ever count c.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "d4.hpp"
+#include "placement.hpp"
+#include "subproblem.hpp"
+#include "types.hpp"
+
+namespace nq {
+
+enum class ClassKind : std::uint8_t { kCorner, kSingle, kTie };
+
+// One canonical class of the split.
+struct ClassPrefix {
+  ClassKind kind;
+  Placement fixed;           // the queens the class fixes
+  Mask forbidden[kMaxN];     // per row: squares the class rules out, besides attacks
+  std::uint8_t stabilizer;   // bit g: g maps the class to itself (identity always)
+  int weight() const;        // 8 / |stabilizer|
+};
+
+// Calls `visit` for every canonical class of an n-board (n >= 4), in a fixed order.
+void for_each_class(int n, const std::function<void(const ClassPrefix&)>& visit);
+
+// The kernel's view of a class: every row open, the fixed queens' rows forced.
+Subproblem class_subproblem(const ClassPrefix& c);
+
+// Completions of `fixed` (closed under `rotation`) that avoid `forbidden` and that the
+// rotation maps to themselves. `rotation` is kRot180 or kRot90. `forbidden` may be null.
+std::uint64_t count_fixed_completions(const Placement& fixed, const Mask* forbidden,
+                                      Sym rotation);
+
+// Appends the children of `s` obtained by placing a queen in each of its first `rows` open
+// rows (in every free square), which splits one subproblem into many. Keeps 2 rows open.
+void split_subproblem(const Subproblem& s, int rows, std::vector<Subproblem>& out);
+
+// The work of one count: subproblems, each standing for `weights[i]` boards.
+struct Plan {
+  int n = 0;
+  int split_rows = 0;
+  std::uint64_t classes = 0;
+  std::vector<Subproblem> subproblems;
+  std::vector<std::uint8_t> weights;
+  u128 sym4 = 0, sym2 = 0;  // see above; the classic route fills them by Burnside instead
+  bool classic = false;     // subproblems are for count_classic
+};
+
+// The canonical-class plan, n >= 4.
+Plan plan_canonical(int n, int split_rows);
+// The classic route: left-right mirror halving on the first row (and the second for odd n
+// with the first queen in the middle), weight 2; unique by Burnside with whole-board fixed
+// counts (SPEC 3.3b).
+Plan plan_classic(int n, int split_rows);
+
+// The default split for n: enough, small enough subproblems for many threads.
+int default_split_rows(int n);
+
+}  // namespace nq

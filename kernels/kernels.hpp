@@ -1,0 +1,44 @@
+// The counting kernels and their run-time dispatch.
+//
+// Every kernel has the same batch interface: count the completions of each subproblem of a
+// span and write one Tally per subproblem. The batch lets lane-parallel kernels refill lanes
+// from a queue of subproblems; the scalar kernel simply loops.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "subproblem.hpp"
+
+namespace nq {
+
+using BatchFn = void (*)(std::span<const Subproblem> in, std::span<Tally> out);
+
+struct Kernel {
+  std::string_view name;         // as typed after --kernel
+  std::string_view description;  // one line for --help and --json
+  bool (*supported)();           // can this CPU run it?
+  BatchFn count;
+};
+
+// The scalar bitboard kernel: the reference every other kernel must match exactly.
+void count_scalar(std::span<const Subproblem> in, std::span<Tally> out);
+Tally count_one_scalar(const Subproblem& s);
+
+// All kernels this build knows, in priority order (the first supported one is "auto").
+std::span<const Kernel> all_kernels();
+// The kernel `name` names ("auto" picks the best supported). Returns nullptr if unknown;
+// `supported()` tells whether this CPU can run it.
+const Kernel* find_kernel(std::string_view name);
+const Kernel& best_kernel();
+
+// The classic kernel: one queen per row over the whole board, no fixed queens, no
+// symmetry beyond what the caller does with it. It is kept separate from the kernels above so
+// that it stays an independent check. Counts the completions of a board whose first rows are
+// already placed (state `cols/ld/rd`, `rows` rows still open).
+Tally count_classic(int n, Mask cols, Mask ld, Mask rd, int rows);
+
+}  // namespace nq

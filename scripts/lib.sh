@@ -1,0 +1,39 @@
+# Shared by the scripts: install what is missing, then configure and build.
+# Sourced, not run. Uses: NQ_ROOT, NQ_BUILD (build folder), NQ_CMAKE_ARGS.
+
+NQ_ROOT=${NQ_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+NQ_PACKAGES=(cmake g++ make pkg-config libtbb-dev libhwloc-dev libcli11-dev libgtest-dev
+             libbenchmark-dev nlohmann-json3-dev hwloc gnuplot-nox time)
+
+nq_missing_packages() {
+  local missing=() p
+  for p in "${NQ_PACKAGES[@]}" "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  echo "${missing[@]}"
+}
+
+# Installs the missing Debian packages when root; otherwise prints the command and fails.
+nq_ensure_packages() {
+  local missing
+  missing=$(nq_missing_packages "$@")
+  [ -z "$missing" ] && return 0
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "nqcount: installing: $missing" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2 && apt-get install -y -qq $missing >&2 || {
+      echo "nqcount: error: apt-get install failed" >&2; return 1; }
+  else
+    echo "nqcount: error: missing packages; run: sudo apt-get install -y $missing" >&2
+    return 1
+  fi
+}
+
+# nq_build DIR [cmake args...]: configure (once) and build everything in DIR.
+nq_build() {
+  local dir=$1; shift
+  if [ ! -f "$dir/CMakeCache.txt" ]; then
+    cmake -S "$NQ_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >&2 || return 1
+  fi
+  cmake --build "$dir" -j "$(nproc)" >&2 || return 1
+}

@@ -1,0 +1,113 @@
+// The nqcount command line, run as a user runs it: exit codes, stderr, JSON.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+namespace {
+
+struct Outcome {
+  int status;
+  std::string out, err;
+};
+
+Outcome nqcount(const std::string& args) {
+  const std::string errfile = ::testing::TempDir() + "nq_cli_err.txt";
+  const std::string cmd = std::string(NQCOUNT_BIN) + " " + args + " 2>" + errfile;
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  while (std::size_t k = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), k);
+  const int st = pclose(p);
+  std::ifstream e(errfile);
+  std::string err((std::istreambuf_iterator<char>(e)), std::istreambuf_iterator<char>());
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out, err};
+}
+
+void expect_usage_error(const std::string& args) {
+  const Outcome r = nqcount(args);
+  EXPECT_EQ(r.status, 2) << args;
+  EXPECT_EQ(r.err.rfind("nqcount: error: ", 0), 0u) << args << ": " << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+  EXPECT_TRUE(r.out.empty()) << args;
+}
+
+TEST(Cli, BadInputExitsTwoWithOneLine) {
+  for (const char* a : {"--n 0", "--n -3", "--n abc", "--n 33", "--n 99999999999", "--threads 0",
+                        "--n 8 --threads 0", "--n 8 --bogus", "", "--n", "--n 8 --kernel nope",
+                        "table --n 40", "frobnicate"})
+    expect_usage_error(a);
+}
+
+TEST(Cli, CountsAndPrintsEveryField) {
+  const Outcome r = nqcount("--n 8 --threads 2");
+  EXPECT_EQ(r.status, 0);
+  for (const char* field : {"total        92", "unique       12", "U1=0 U2=0 U4=1 U8=11",
+                            "nodes", "subproblems", "seconds", "threads      2"})
+    EXPECT_NE(r.out.find(field), std::string::npos) << field << "\n" << r.out;
+}
+
+TEST(Cli, JsonHasTheSpecFields) {
+  const Outcome r = nqcount("count --n 10 --json --threads 3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* f : {"n", "threads", "total", "unique", "orbits", "nodes", "subproblems",
+                        "seconds", "kernel", "numa_nodes", "verified"})
+    EXPECT_TRUE(j.contains(f)) << f;
+  EXPECT_EQ(j["total"], 724);
+  EXPECT_EQ(j["unique"], 92);
+  EXPECT_EQ(j["orbits"]["4"], 3);
+  EXPECT_EQ(j["orbits"]["8"], 89);
+  EXPECT_EQ(j["threads"], 3);
+  EXPECT_EQ(j["verified"], true);
+}
+
+TEST(Cli, VerifyPassesOnKnownValues) {
+  const Outcome r = nqcount("--n 11 --verify");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("yes"), std::string::npos);
+}
+
+TEST(Cli, ThreadsAboveHardwareWarnAndRun) {
+  const Outcome r = nqcount("--n 9 --threads 64 --json");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.err.find("nqcount: warning:"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["threads"], 64);
+}
+
+TEST(Cli, ReferenceKernelIsReported) {
+  const Outcome r = nqcount("--n 9 --kernel reference --json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["kernel"], "reference");
+  EXPECT_EQ(j["unique"], 46);
+}
+
+TEST(Cli, TablePrintsTheKnownValues) {
+  const Outcome r = nqcount("table --json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 27u);
+  EXPECT_EQ(j[26]["n"], 27);
+  EXPECT_EQ(j[26]["total"], 234907967154122528ULL);
+}
+
+TEST(Cli, ProgressOnlyWhenAsked) {
+  EXPECT_TRUE(nqcount("--n 10").err.empty());
+  EXPECT_TRUE(nqcount("--n 10 --progress").err.empty());  // shorter than the 1 s delay
+}
+
+TEST(Cli, HelpExplainsAndExitsZero) {
+  const Outcome r = nqcount("--help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("count"), std::string::npos);
+  const Outcome c = nqcount("count --help");
+  EXPECT_EQ(c.status, 0);
+  EXPECT_NE(c.out.find("--threads"), std::string::npos);
+}
+
+}  // namespace
