@@ -6,17 +6,25 @@
 namespace nq {
 namespace {
 
-Mask full_mask(int n) { return n >= 32 ? ~Mask{0} : ((Mask{1} << n) - 1); }
-Mask bit_at(int col) { return Mask{1} << col; }
+Mask full_mask(int n) {
+  return n >= 32 ? ~Mask{0} : ((Mask{1} << n) - 1);
+}
+Mask bit_at(int col) {
+  return Mask{1} << col;
+}
 
 // The four sides, as the squares at position p along each.
 enum Side { kTop, kBottom, kLeft, kRight };
 Square side_square(Side side, int p, int n) {
   switch (side) {
-    case kTop: return {0, p};
-    case kBottom: return {n - 1, p};
-    case kLeft: return {p, 0};
-    case kRight: return {p, n - 1};
+    case kTop:
+      return {0, p};
+    case kBottom:
+      return {n - 1, p};
+    case kLeft:
+      return {p, 0};
+    case kRight:
+      return {p, n - 1};
   }
   return {0, 0};
 }
@@ -78,8 +86,10 @@ void tie_classes(int n, const std::function<void(const ClassPrefix&)>& visit) {
       bool ok = true;
       for (int i = 0; i < count && ok; ++i) {
         if (!((subset >> i) & 1u)) continue;
-        if ((side_used >> sides[i]) & 1u) ok = false;
-        else if (!p.can_place(squares[i].row, squares[i].col)) ok = false;
+        if ((side_used >> sides[i]) & 1u)
+          ok = false;
+        else if (!p.can_place(squares[i].row, squares[i].col))
+          ok = false;
         else {
           side_used |= 1u << sides[i];
           p.place(squares[i].row, squares[i].col);
@@ -126,6 +136,52 @@ std::uint64_t fixed_rec(Placement& p, const Mask* forbidden, Sym g) {
 
 }  // namespace
 
+double estimate_nodes(const Subproblem& s, int probes, std::uint64_t seed) {
+  std::uint64_t x = seed | 1;
+  auto next_random = [&x] {  // xorshift64*
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    return x * 2685821657736338717ULL;
+  };
+  double sum = 0;
+  for (int p = 0; p < probes; ++p) {
+    Mask c = s.cols, l = s.ld, r = s.rd;
+    double width = 1, nodes = 0;
+    for (int d = 0; d < s.rows; ++d) {
+      const Mask avail = ~(c | l | r | s.blocked[d]) & s.full;
+      const int k = std::popcount(avail);
+      if (k == 0) break;
+      width *= k;
+      nodes += width;
+      Mask pick = avail;  // the (random)-th set bit
+      for (int skip = static_cast<int>(next_random() % static_cast<std::uint64_t>(k)); skip > 0;
+           --skip)
+        pick &= pick - 1;
+      const Mask bit = pick & (0u - pick);
+      c |= bit;
+      l = (l | bit) << 1;
+      r = (r | bit) >> 1;
+    }
+    sum += nodes;
+  }
+  return probes > 0 ? sum / probes : 0;
+}
+
+ClassPrefix oriented(const ClassPrefix& c, Sym g) {
+  const int n = c.fixed.n();
+  ClassPrefix o = c;
+  o.fixed = c.fixed.image(g);
+  std::fill(std::begin(o.forbidden), std::end(o.forbidden), Mask{0});
+  for (int r = 0; r < n; ++r)
+    for (int col = 0; col < n; ++col)
+      if ((c.forbidden[r] >> col) & 1u) {
+        const Square s = apply(g, {r, col}, n);
+        o.forbidden[s.row] |= bit_at(s.col);
+      }
+  return o;
+}
+
 int ClassPrefix::weight() const {
   return kD4Order / std::popcount(static_cast<unsigned>(stabilizer));
 }
@@ -160,8 +216,7 @@ Subproblem class_subproblem(const ClassPrefix& c) {
   return s;
 }
 
-std::uint64_t count_fixed_completions(const Placement& fixed, const Mask* forbidden,
-                                      Sym rotation) {
+std::uint64_t count_fixed_completions(const Placement& fixed, const Mask* forbidden, Sym rotation) {
   Placement p = fixed;
   return fixed_rec(p, forbidden, rotation);
 }
@@ -186,7 +241,12 @@ void split_subproblem(const Subproblem& s, int rows, std::vector<Subproblem>& ou
   }
 }
 
-int default_split_rows(int n) { return n >= 12 ? 3 : 1; }
+// Random probes per orientation: enough to rank orientations whose trees differ by 20%.
+constexpr int kOrientationProbes = 4000;
+
+int default_split_rows(int n) {
+  return n >= 12 ? 3 : 1;
+}
 
 Plan plan_canonical(int n, int split_rows) {
   Plan plan;
@@ -203,7 +263,19 @@ Plan plan_canonical(int n, int split_rows) {
       plan.sym4 += static_cast<u128>(w) * (c180 - c90);
       plan.sym2 += static_cast<u128>(w) * c90;
     }
-    split_subproblem(class_subproblem(c), split_rows, plan.subproblems);
+    // Search the class in the orientation with the smallest estimated tree. Mirror images
+    // (left-right) have the same tree, so the four with the identity's mirror are enough.
+    Subproblem best = class_subproblem(c);
+    double best_cost = estimate_nodes(best, kOrientationProbes, plan.classes);
+    for (Sym g : {Sym::kRot90, Sym::kRot180, Sym::kRot270}) {
+      const Subproblem s = class_subproblem(oriented(c, g));
+      const double cost = estimate_nodes(s, kOrientationProbes, plan.classes);
+      if (cost < best_cost) {
+        best = s;
+        best_cost = cost;
+      }
+    }
+    split_subproblem(best, split_rows, plan.subproblems);
     plan.weights.resize(plan.subproblems.size(), static_cast<std::uint8_t>(w));
   });
   return plan;

@@ -42,10 +42,10 @@ enum class ClassKind : std::uint8_t { kCorner, kSingle, kTie };
 // One canonical class of the split.
 struct ClassPrefix {
   ClassKind kind;
-  Placement fixed;           // the queens the class fixes
-  Mask forbidden[kMaxN];     // per row: squares the class rules out, besides attacks
-  std::uint8_t stabilizer;   // bit g: g maps the class to itself (identity always)
-  int weight() const;        // 8 / |stabilizer|
+  Placement fixed;          // the queens the class fixes
+  Mask forbidden[kMaxN];    // per row: squares the class rules out, besides attacks
+  std::uint8_t stabilizer;  // bit g: g maps the class to itself (identity always)
+  int weight() const;       // 8 / |stabilizer|
 };
 
 // Calls `visit` for every canonical class of an n-board (n >= 4), in a fixed order.
@@ -56,8 +56,17 @@ Subproblem class_subproblem(const ClassPrefix& c);
 
 // Completions of `fixed` (closed under `rotation`) that avoid `forbidden` and that the
 // rotation maps to themselves. `rotation` is kRot180 or kRot90. `forbidden` may be null.
-std::uint64_t count_fixed_completions(const Placement& fixed, const Mask* forbidden,
-                                      Sym rotation);
+std::uint64_t count_fixed_completions(const Placement& fixed, const Mask* forbidden, Sym rotation);
+
+// Knuth's estimate of the search-tree size of `s` (nodes), from `probes` random root-to-leaf
+// paths: each path's estimate is the sum over depths of the product of the branching factors
+// seen so far. Deterministic for a given seed.
+double estimate_nodes(const Subproblem& s, int probes, std::uint64_t seed);
+
+// The class seen through g: its queens and forbidden squares moved by g. Counts are the same
+// for every g, but the size of the search tree is not: the front end searches each class in
+// the orientation whose tree it estimates to be the smallest.
+ClassPrefix oriented(const ClassPrefix& c, Sym g);
 
 // Appends the children of `s` obtained by placing a queen in each of its first `rows` open
 // rows (in every free square), which splits one subproblem into many. Keeps 2 rows open.

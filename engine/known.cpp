@@ -8,7 +8,9 @@ constexpr KnownValue kKnown[] = {
 };
 }  // namespace
 
-std::span<const KnownValue> known_values() { return kKnown; }
+std::span<const KnownValue> known_values() {
+  return kKnown;
+}
 
 std::optional<KnownValue> known_value(int n) {
   for (const KnownValue& k : kKnown)

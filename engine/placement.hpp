@@ -37,9 +37,7 @@ class Placement {
       }
     return out;
   }
-  bool operator==(const Placement& o) const {
-    return n_ == o.n_ && col_of_row_ == o.col_of_row_;
-  }
+  bool operator==(const Placement& o) const { return n_ == o.n_ && col_of_row_ == o.col_of_row_; }
   // Lexicographic order on the row -> column table, an empty row after every column: the
   // canonical form is the least image, which puts queens in the first rows, leftmost.
   bool operator<(const Placement& o) const {

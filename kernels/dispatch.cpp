@@ -7,7 +7,9 @@
 namespace nq {
 namespace {
 
-bool always() { return true; }
+bool always() {
+  return true;
+}
 
 constexpr std::array kKernels{
     Kernel{"scalar", "portable bitboard backtracking, one subproblem at a time", &always,
@@ -16,7 +18,9 @@ constexpr std::array kKernels{
 
 }  // namespace
 
-std::span<const Kernel> all_kernels() { return kKernels; }
+std::span<const Kernel> all_kernels() {
+  return kKernels;
+}
 
 const Kernel* find_kernel(std::string_view name) {
   if (name == "auto") return &best_kernel();

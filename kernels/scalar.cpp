@@ -1,12 +1,13 @@
 // The scalar kernel: the generic search compiled for the baseline ISA.
 #define NQ_KERNEL_NAMESPACE scalar
-#include "search.hpp"
-
 #include "kernels.hpp"
+#include "search.hpp"
 
 namespace nq {
 
-Tally count_one_scalar(const Subproblem& s) { return scalar::count_completions(s); }
+Tally count_one_scalar(const Subproblem& s) {
+  return scalar::count_completions(s);
+}
 
 void count_scalar(std::span<const Subproblem> in, std::span<Tally> out) {
   for (std::size_t i = 0; i < in.size(); ++i) out[i] = scalar::count_completions(in[i]);

@@ -17,10 +17,10 @@ using Mask = std::uint32_t;
 // row whose only free square is that queen's own ("forced"), which keeps the diagonal shift
 // at one square per row.
 struct Subproblem {
-  Mask full = 0;                // the board's columns: bits 0..n-1
+  Mask full = 0;                  // the board's columns: bits 0..n-1
   Mask cols = 0, ld = 0, rd = 0;  // the state on entering the first open row
-  int rows = 0;                 // open rows, 0..kMaxN
-  Mask blocked[kMaxN] = {};     // per open row: squares the fixed queens forbid
+  int rows = 0;                   // open rows, 0..kMaxN
+  Mask blocked[kMaxN] = {};       // per open row: squares the fixed queens forbid
 };
 
 // What counting one subproblem yields. `nodes` counts queen placements (search-tree nodes

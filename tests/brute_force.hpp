@@ -39,8 +39,8 @@ inline std::array<Perm, 8> images(const Perm& p) {
   for (auto& q : out) q.assign(n, -1);
   for (int r = 0; r < n; ++r) {
     const int c = p[r], m = n - 1;
-    const int sq[8][2] = {{r, c},         {c, m - r}, {m - r, m - c}, {m - c, r},
-                          {m - r, c},     {r, m - c}, {c, r},         {m - c, m - r}};
+    const int sq[8][2] = {{r, c},     {c, m - r}, {m - r, m - c}, {m - c, r},
+                          {m - r, c}, {r, m - c}, {c, r},         {m - c, m - r}};
     for (int g = 0; g < 8; ++g) out[g][sq[g][0]] = sq[g][1];
   }
   return out;
@@ -61,10 +61,18 @@ inline BruteCounts brute_counts(int n) {
     if (canon.insert(c).second) {
       ++b.unique;
       switch (orbit.size()) {
-        case 1: ++b.u1; break;
-        case 2: ++b.u2; break;
-        case 4: ++b.u4; break;
-        case 8: ++b.u8; break;
+        case 1:
+          ++b.u1;
+          break;
+        case 2:
+          ++b.u2;
+          break;
+        case 4:
+          ++b.u4;
+          break;
+        case 8:
+          ++b.u8;
+          break;
       }
     }
   }
