@@ -147,7 +147,11 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   }
 
   const int split = config.split_rows >= 0 ? config.split_rows : default_split_rows(n);
-  const Plan plan = classic ? plan_classic(n, split) : plan_canonical(n, split);
+  tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
+                          static_cast<std::size_t>(result.threads));
+  tbb::task_arena arena(result.threads);
+  Plan plan;
+  arena.execute([&] { plan = classic ? plan_classic(n, split) : plan_canonical(n, split); });
   result.classes = plan.classes;
   result.split_rows = plan.split_rows;
   result.subproblems_total = plan.subproblems.size();
@@ -156,10 +160,6 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   const std::size_t total = plan.subproblems.size();
   const std::size_t per_thread = total / (static_cast<std::size_t>(result.threads) * 256);
   const std::size_t grain = std::clamp<std::size_t>(per_thread, 1, 32);
-
-  tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
-                          static_cast<std::size_t>(result.threads));
-  tbb::task_arena arena(result.threads);
   CountBody body(plan, kernel, monitor);
   arena.execute([&] {
     tbb::parallel_reduce(SubproblemRange(0, total, grain), body, tbb::simple_partitioner());
