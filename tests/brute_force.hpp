@@ -14,21 +14,25 @@ namespace nq::test {
 
 using Perm = std::vector<int>;  // perm[row] = column, 0-based
 
-inline bool is_solution(const Perm& p) {
-  const int n = static_cast<int>(p.size());
-  for (int i = 0; i < n; ++i)
-    for (int j = i + 1; j < n; ++j)
-      if (p[i] == p[j] || std::abs(p[i] - p[j]) == j - i) return false;
-  return true;
-}
-
+// Every solution, in lexicographic order: rows filled one by one, each new queen checked
+// against all earlier ones for a shared column or diagonal (plain arrays, no bitboards).
 inline std::vector<Perm> all_solutions(int n) {
   std::vector<Perm> out;
   Perm p(n);
-  for (int i = 0; i < n; ++i) p[i] = i;
-  do {
-    if (is_solution(p)) out.push_back(p);
-  } while (std::next_permutation(p.begin(), p.end()));
+  auto place = [&](auto&& self, int row) -> void {
+    if (row == n) {
+      out.push_back(p);
+      return;
+    }
+    for (int c = 0; c < n; ++c) {
+      bool ok = true;
+      for (int i = 0; i < row && ok; ++i) ok = p[i] != c && std::abs(p[i] - c) != row - i;
+      if (!ok) continue;
+      p[row] = c;
+      self(self, row + 1);
+    }
+  };
+  place(place, 0);
   return out;
 }
 
