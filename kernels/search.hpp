@@ -56,13 +56,6 @@ inline Tally count_completions(const Subproblem& s) {
     }
     return {solutions, nodes};
   }
-  // reach[d]: the columns some open row d.. still allows. A free column outside it can never
-  // be filled, so the branch is dead (this prunes the classes whose border constraints leave a
-  // column only a band of rows, long before the band's last row).
-  Mask reach[kMaxN + 1];
-  reach[s.rows] = 0;
-  for (int r = last; r >= 0; --r) reach[r] = reach[r + 1] | (~s.blocked[r] & full);
-  if (~(s.cols | reach[0]) & full) return {0, 0};
   Mask cols[kMaxN], ld[kMaxN], rd[kMaxN], avail[kMaxN];
   std::uint64_t solutions = 0, nodes = 0;
   int d = 0;
@@ -100,8 +93,7 @@ inline Tally count_completions(const Subproblem& s) {
       }
       continue;
     }
-    if (next == 0) continue;                    // dead end: do not descend
-    if (~(nc | reach[d + 1]) & full) continue;  // a free column no open row allows
+    if (next == 0) continue;  // dead end: do not descend
     ++d;
     cols[d] = nc;
     ld[d] = nl;
