@@ -1,0 +1,30 @@
+// An independent count: the dynamic programme of Rivin & Zabih ("A dynamic programming
+// solution to the n-queens problem", Inf. Proc. Letters 41, 1992), used to cross-check the
+// search engine (SPEC 3.7). It shares no code with the kernels.
+#pragma once
+
+#include <cstdint>
+
+#include "types.hpp"
+
+namespace nq {
+
+// The largest n the programme accepts. Its memory grows about 4-fold per n (about 8^n in
+// Rivin & Zabih's bound): n = 16 peaks at some tens of millions of states.
+inline constexpr int kMaxDpN = 16;
+
+struct DpResult {
+  int n = 0;
+  std::uint64_t total = 0;
+  std::uint64_t peak_states = 0;  // the most distinct closed-line sets held at once
+  std::uint64_t merges = 0;       // partial configurations merged into an existing state
+  double seconds = 0;
+};
+
+// Q(n) by placing the queens row by row and merging every partial configuration with the same
+// set of closed lines: the columns taken, and the two kinds of diagonals taken among those that
+// still cross the rows to come. Configurations with equal sets have equal numbers of
+// completions, so only a count per set is kept.
+Expected<DpResult> count_by_closed_lines(int n);
+
+}  // namespace nq
