@@ -39,9 +39,10 @@ void add_row(CLI::App& app, const nq::cli::OptionRow& row) {
 
 int main(int argc, char** argv) {
   nq::cli::Args args;
-  CLI::App app{"nqcount: exact n-queens counts (total and unique under D4), in parallel.\n"
-               "Run 'nqcount COMMAND --help' for a command's options.",
-               "nqcount"};
+  CLI::App app{
+      "nqcount: exact n-queens counts (total and unique under D4), in parallel.\n"
+      "Run 'nqcount COMMAND --help' for a command's options.",
+      "nqcount"};
   app.set_version_flag("--version", kVersion);
   app.require_subcommand(1);
   std::map<std::string, CLI::App*> subs;
@@ -76,5 +77,9 @@ int main(int argc, char** argv) {
   }
   if (subs["count"]->parsed()) return nq::cli::run_count(args.count);
   if (subs["table"]->parsed()) return nq::cli::run_table(args.table);
+  if (subs["orbit"]->parsed()) return nq::cli::run_orbit(args.orbit);
+  if (subs["edit"]->parsed()) return nq::cli::run_edit(args.edit);
+  if (subs["orbits"]->parsed()) return nq::cli::run_orbits(args.orbits);
+  if (subs["list"]->parsed()) return nq::cli::run_list(args.list);
   return 2;
 }
