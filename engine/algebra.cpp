@@ -40,7 +40,7 @@ const PermOpInfo& info(PermOp op) {
 
 // Written exactly as SPEC 2 defines the elements, so that the product table the tests compute
 // from this function checks the definitions, not a hand-made table.
-Perm apply(PermOp op, const Perm& p) {
+Perm apply_op(PermOp op, const Perm& p) {
   switch (op) {
     case PermOp::kPo1:
       return p;
@@ -121,7 +121,7 @@ bool is_solution(const Perm& p) {
 
 OrbitInfo orbit_of(const Perm& p) {
   OrbitInfo o;
-  for (PermOp op : kAllPermOps) o.images[static_cast<int>(op)] = apply(op, p);
+  for (PermOp op : kAllPermOps) o.images[static_cast<int>(op)] = apply_op(op, p);
   o.canonical = *std::min_element(o.images.begin(), o.images.end());
   std::vector<Perm> distinct(o.images.begin(), o.images.end());
   std::sort(distinct.begin(), distinct.end());
@@ -138,7 +138,7 @@ Perm canonical_form(const Perm& p) {
 namespace {
 
 // The images of p element by element, from p and its inverse, without building them: image(k)
-// at column j. These are the formulas apply() composes, written out (0-based, m = n-1).
+// at column j. These are the formulas apply_op() composes, written out (0-based, m = n-1).
 struct LazyImages {
   const int* p;
   const int* inv;

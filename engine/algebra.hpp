@@ -54,10 +54,10 @@ struct PermOpInfo {
 const PermOpInfo& info(PermOp op);
 
 // op(p), computed from the definition of op as a composition of Inv, Cmpl and Rev.
-Perm apply(PermOp op, const Perm& p);
+Perm apply_op(PermOp op, const Perm& p);
 
 // The element of engine/d4.hpp that moves the queens' squares (row p[i], column i) the way op
-// moves the permutation: {(p[i], i)} maps onto {(q[j], j)} for q = apply(op, p).
+// moves the permutation: {(p[i], i)} maps onto {(q[j], j)} for q = apply_op(op, p).
 Sym square_symmetry(PermOp op);
 
 // Is p a permutation of 0..n-1? Does no pair of queens share a diagonal?
@@ -66,7 +66,7 @@ bool is_solution(const Perm& p);  // p must be a permutation
 
 // The orbit of p under the eight operations.
 struct OrbitInfo {
-  std::array<Perm, 8> images;   // images[k] = apply(po(k+1), p)
+  std::array<Perm, 8> images;   // images[k] = apply_op(po(k+1), p)
   Perm canonical;               // the lexicographically least image
   int size = 0;                 // distinct images: 8, 4, 2 (or 1 for n = 1)
   std::uint8_t stabilizer = 0;  // bit k: po(k+1) fixes p

@@ -258,7 +258,7 @@ SignatureCheck check_signatures(const std::vector<Orbit>& orbits) {
     const Perm& p = orbits[k].canonical;
     const SignatureKey key = signature_key(signature(p));
     for (PermOp op : kAllPermOps)
-      if (signature_key(signature(apply(op, p))) != key) {
+      if (signature_key(signature(apply_op(op, p))) != key) {
         check.not_invariant.push_back(k);
         break;
       }
