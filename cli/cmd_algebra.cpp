@@ -50,6 +50,11 @@ Expected<Perm> parse_perm(const std::string& text) {
   Perm p(parts.size());
   std::vector<char> seen(parts.size(), 0);
   for (int i = 0; i < n; ++i) {
+    const bool digits =
+        !parts[i].empty() && parts[i].find_first_not_of("0123456789") == std::string::npos;
+    if (digits && !all_digits(parts[i]))  // too many digits for an int
+      return Error{what + ": " + quoted(parts[i]) + " is out of range; the rows are 1.." +
+                   std::to_string(n)};
     if (!all_digits(parts[i]))
       return Error{what + ": entry " + std::to_string(i + 1) + " " + quoted(parts[i]) +
                    " is not a whole number; expected comma-separated rows 1.." + std::to_string(n) +
