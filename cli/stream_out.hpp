@@ -1,7 +1,7 @@
 // Buffered output to stdout for commands that stream many lines (`list`, `orbits`). Output is
 // written with write(2) in large blocks, and a reader that goes away (`nqcount list | head`)
 // ends the stream quietly: SIGPIPE is ignored while the writer lives, and EPIPE turns into
-// `closed()`, which the producer checks to stop early.
+// `closed()`, which the producer checks to stop early. On a terminal it flushes every line.
 #pragma once
 
 #include <unistd.h>
@@ -16,7 +16,9 @@ namespace nq::cli {
 
 class StdoutStream {
  public:
-  StdoutStream() { previous_ = std::signal(SIGPIPE, SIG_IGN); }
+  StdoutStream() : line_buffered_(::isatty(STDOUT_FILENO) == 1) {
+    previous_ = std::signal(SIGPIPE, SIG_IGN);
+  }
   ~StdoutStream() {
     flush();
     std::signal(SIGPIPE, previous_);
@@ -30,7 +32,7 @@ class StdoutStream {
   }
   void put(char c) {
     buffer_.push_back(c);
-    if (buffer_.size() >= kBlock) flush();
+    if (buffer_.size() >= kBlock || (c == '\n' && line_buffered_)) flush();
   }
   // Appends the decimal digits of v >= 0 (faster than streams: `list` prints millions).
   void put_int(int v) {
@@ -68,6 +70,7 @@ class StdoutStream {
  private:
   static constexpr std::size_t kBlock = 1 << 16;
   std::string buffer_;
+  bool line_buffered_;  // a terminal sees each line as soon as it is complete
   bool failed_ = false;
   int error_ = 0;
   void (*previous_)(int) = SIG_DFL;
