@@ -5,6 +5,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -72,16 +73,30 @@ void insert_into(const int* base, int base_n, int row_gap, int col_gap, int* out
 
 Expected<std::vector<Orbit>> enumerate_orbits(int n) {
   if (auto ok = check_n(n, kMaxOrbitsN, "orbit enumeration"); !ok) return ok.error();
-  std::vector<Orbit> out;
-  for_each_solution(n, [&](const int* rows) {
-    if (is_canonical(rows, n)) {
-      Perm p(rows, rows + n);
-      const int size = orbit_of(p).size;
-      out.push_back({std::move(p), size});
-    }
-    return true;
+  // A canonical solution is no greater than its complement (po4), so its first queen stands in
+  // the lower half: p[0] <= n-1-p[0]. Each allowed first row is one task; the tasks' lists are
+  // concatenated in row order, which keeps the whole list lexicographic.
+  const int first_rows = (n + 1) / 2;
+  std::vector<std::vector<Orbit>> by_first_row(static_cast<std::size_t>(first_rows));
+  tbb::parallel_for(0, first_rows, [&](int row) {
+    std::vector<Orbit>& out = by_first_row[static_cast<std::size_t>(row)];
+    for_each_solution(
+        n,
+        [&](const int* rows) {
+          if (is_canonical(rows, n)) {
+            Perm p(rows, rows + n);
+            const int size = orbit_of(p).size;
+            out.push_back({std::move(p), size});
+          }
+          return true;
+        },
+        Mask{1} << row);
   });
-  return out;  // already sorted: the enumeration is lexicographic
+  std::vector<Orbit> all;
+  for (std::vector<Orbit>& part : by_first_row)
+    all.insert(all.end(), std::make_move_iterator(part.begin()),
+               std::make_move_iterator(part.end()));
+  return all;
 }
 
 namespace {
@@ -252,20 +267,19 @@ SignatureCheck check_signatures(const std::vector<Orbit>& orbits) {
   SignatureCheck check;
   // Keys can be long (6(n-2) numbers), so only a 64-bit hash of each is kept and sorted; equal
   // hashes are then compared exactly, which tells a true collision from a hash clash.
-  std::vector<std::pair<std::uint64_t, std::size_t>> hashed;
-  hashed.reserve(orbits.size());
-  for (std::size_t k = 0; k < orbits.size(); ++k) {
+  std::vector<std::pair<std::uint64_t, std::size_t>> hashed(orbits.size());
+  std::vector<char> invariant(orbits.size(), 1);
+  tbb::parallel_for(std::size_t{0}, orbits.size(), [&](std::size_t k) {
     const Perm& p = orbits[k].canonical;
     const SignatureKey key = signature_key(signature(p));
     for (PermOp op : kAllPermOps)
-      if (signature_key(signature(apply_op(op, p))) != key) {
-        check.not_invariant.push_back(k);
-        break;
-      }
+      if (signature_key(signature(apply_op(op, p))) != key) invariant[k] = 0;
     std::uint64_t h = key.size();
     for (std::int64_t v : key) h = mix(h, static_cast<std::uint64_t>(v));
-    hashed.push_back({h, k});
-  }
+    hashed[k] = {h, k};
+  });
+  for (std::size_t k = 0; k < orbits.size(); ++k)
+    if (!invariant[k]) check.not_invariant.push_back(k);
   std::sort(hashed.begin(), hashed.end());
   for (std::size_t a = 0; a < hashed.size();) {
     std::size_t b = a + 1;

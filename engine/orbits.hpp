@@ -12,7 +12,7 @@
 
 namespace nq {
 
-inline constexpr int kMaxOrbitsN = 17;     // enumerate: 2.4 million orbits at n = 17
+inline constexpr int kMaxOrbitsN = 16;     // enumerate: 1.8 million orbits at n = 16
 inline constexpr int kMaxAlgebraicN = 12;  // algebraic: about n^6 / 4 double moves per orbit
 
 struct Orbit {

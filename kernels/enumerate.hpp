@@ -14,16 +14,18 @@ namespace nq {
 // rows[i] is the 0-based row of the queen in column i. The search fills the columns left to
 // right and tries rows from the lowest bit up (`a & -a`), so the solutions arrive in
 // lexicographic order of (rows[0], ..., rows[n-1]). `visit` returns false to stop early; the
-// function returns false when it was stopped, true when it ran to the end.
+// function returns false when it was stopped, true when it ran to the end. `first_rows`
+// restricts the queen of column 0 to those rows (bits), e.g. to split the work into tasks.
 //
 // As in search.hpp: no recursion, the stacks are locals, and the last column is not searched
 // (its single free square, if any, is the one remaining row).
 template <class Visit>
-bool for_each_solution(int n, Visit&& visit) {
+bool for_each_solution(int n, Visit&& visit, Mask first_rows = ~Mask{0}) {
   if (n < 1 || n > kMaxN) return true;
   const Mask full = n == 32 ? ~Mask{0} : (Mask{1} << n) - 1;
   int rows[kMaxN];
   if (n == 1) {
+    if ((first_rows & 1u) == 0) return true;
     rows[0] = 0;
     return visit(static_cast<const int*>(rows));
   }
@@ -31,7 +33,7 @@ bool for_each_solution(int n, Visit&& visit) {
   const int last = n - 1;
   int d = 0;
   used[0] = ld[0] = rd[0] = 0;
-  avail[0] = full;
+  avail[0] = full & first_rows;
   for (;;) {
     const Mask a = avail[d];
     if (a == 0) {

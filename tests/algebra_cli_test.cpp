@@ -242,7 +242,7 @@ TEST(AlgebraCli, MalformedInputExitsTwoWithOneLine) {
                         "edit --perm 2,2 --del 2,1",
                         "orbits",
                         "orbits --n 0",
-                        "orbits --n 18",
+                        "orbits --n 17",
                         "orbits --n 8 --method guess",
                         "orbits --n 13 --method algebraic",
                         "list",
