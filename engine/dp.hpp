@@ -9,9 +9,10 @@
 
 namespace nq {
 
-// The largest n the programme accepts. Its memory grows about 4-fold per n (about 8^n in
-// Rivin & Zabih's bound): n = 16 peaks at some tens of millions of states.
-inline constexpr int kMaxDpN = 16;
+// The largest n the programme accepts. Its memory grows about 6-fold per n (Rivin & Zabih bound
+// it by about 8^n): n = 14 peaks at 5.5 million states, n = 15 at 32 million (1.5 GB, some tens
+// of seconds); n = 16 would need several times that.
+inline constexpr int kMaxDpN = 15;
 
 struct DpResult {
   int n = 0;

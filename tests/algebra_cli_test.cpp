@@ -162,10 +162,10 @@ TEST(AlgebraCli, DpCountsAndRefusesLargeN) {
   EXPECT_EQ(j["algo"], "dp");
   EXPECT_EQ(j["verified"], true);
   EXPECT_EQ(nqcount("--n 9 --algo dp --verify").status, 0);
-  expect_usage_error("count --n 17 --algo dp");
+  expect_usage_error("count --n 16 --algo dp");
   expect_usage_error("count --n 8 --algo magic");
   const Outcome help = nqcount("count --help");
-  EXPECT_NE(help.out.find("n <= 16"), std::string::npos);
+  EXPECT_NE(help.out.find("n <= 15"), std::string::npos);
 }
 
 TEST(AlgebraCli, ListPrintsEverySolutionOnceInOrder) {
