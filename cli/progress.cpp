@@ -6,9 +6,7 @@
 
 namespace nq::cli {
 
-bool stderr_is_terminal() {
-  return isatty(STDERR_FILENO) == 1;
-}
+bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
 
 ProgressLine::ProgressLine(const Monitor& monitor, bool enabled, std::chrono::milliseconds delay)
     : monitor_(monitor), delay_(delay), start_(std::chrono::steady_clock::now()) {
