@@ -42,6 +42,7 @@ struct SignalScope {
 }  // namespace
 
 int run_count(const CountArgs& args) {
+  if (args.algo == "dp") return run_count_dp(args);  // the independent cross-check
   const int hw = hardware_threads();
   if (args.threads > hw)
     print_warning("--threads " + std::to_string(args.threads) + " is more than the " +

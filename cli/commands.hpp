@@ -7,5 +7,10 @@ namespace nq::cli {
 
 int run_count(const CountArgs& args);
 int run_table(const TableArgs& args);
+int run_count_dp(const CountArgs& args);  // count --algo dp
+int run_orbit(const OrbitArgs& args);
+int run_edit(const EditArgs& args);
+int run_orbits(const OrbitsArgs& args);
+int run_list(const ListArgs& args);
 
 }  // namespace nq::cli

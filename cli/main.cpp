@@ -77,5 +77,9 @@ int main(int argc, char** argv) {
   }
   if (subs["count"]->parsed()) return nq::cli::run_count(args.count);
   if (subs["table"]->parsed()) return nq::cli::run_table(args.table);
+  if (subs["orbit"]->parsed()) return nq::cli::run_orbit(args.orbit);
+  if (subs["edit"]->parsed()) return nq::cli::run_edit(args.edit);
+  if (subs["orbits"]->parsed()) return nq::cli::run_orbits(args.orbits);
+  if (subs["list"]->parsed()) return nq::cli::run_list(args.list);
   return 2;
 }

@@ -1,5 +1,9 @@
 #include "options.hpp"
 
+#include <climits>
+
+#include "dp.hpp"
+#include "orbits.hpp"
 #include "types.hpp"
 
 namespace nq::cli {
@@ -10,12 +14,28 @@ const std::vector<Command>& commands() {
        "Count all solutions (total) and the D4 orbits (unique) of the n-queens problem. "
        "This is the default command: 'nqcount --n 12' counts."},
       {"table", "Print the known values of Q(n) and unique(n) (n = 1..27) that --verify checks."},
+      {"orbit", "Show a permutation's eight images po1..po8 under D4, its canonical form, orbit "
+                "size, symmetry and orbit signature (SPEC 2, 3.6)."},
+      {"edit", "Apply one of Zhang & Zhang's operators to a permutation: Inc (add a queen), Del "
+               "(remove one) or Mov (move one)."},
+      {"orbits", "List every orbit of the n-queens solutions (canonical form and size), by "
+                 "enumeration or by the paper's algebraic growth from n-1, and check the orbit "
+                 "signatures."},
+      {"list", "Stream every solution (or one canonical representative per orbit), one per line, "
+               "in lexicographic order."},
   };
   return kCommands;
 }
 
 std::vector<OptionRow> option_table(Args& a) {
   const long long max_threads = 1 << 16;
+  // Help texts that quote a limit: built once, so that the rows' pointers stay valid.
+  static const std::string algo_help =
+      "counting algorithm: search (the engine), or dp (Rivin-Zabih dynamic programme over closed "
+      "lines: an independent cross-check, total only, n <= " + std::to_string(kMaxDpN) + ")";
+  static const std::string method_help =
+      "enumerate (the bitboard enumeration) or algebraic (grow from the orbits of n-1 with Inc, "
+      "then Mov transmutations; n <= " + std::to_string(kMaxAlgebraicN) + ")";
   return {
       {"count",
        "-n,--n",
@@ -44,8 +64,34 @@ std::vector<OptionRow> option_table(Args& a) {
        "top rows fixed to split each canonical class into more, smaller subproblems (default: by "
        "n)",
        std::pair{0LL, 6LL}},
+      {"count", "--algo", &a.count.algo, algo_help.c_str(), std::nullopt, {"search", "dp"}},
       {"table", "-n,--n", &a.table.n, "print only this n", std::pair{1LL, 27LL}},
       {"table", "--json", &a.table.json, "print the table as JSON"},
+      {"orbit", "-p,--perm", &a.orbit.perm,
+       "the permutation, 1-based and comma-separated: p_i is the row of the queen in column i "
+       "(e.g. 2,4,1,3)", std::nullopt, {}, true},
+      {"orbit", "--json", &a.orbit.json, "print the result as one JSON object"},
+      {"edit", "-p,--perm", &a.edit.perm, "the permutation, 1-based and comma-separated",
+       std::nullopt, {}, true},
+      {"edit", "--inc", &a.edit.inc,
+       "R,C: add a queen in the gaps R and C (half-integers 0.5 .. n+0.5)"},
+      {"edit", "--del", &a.edit.del, "R,C: remove the queen at row R, column C (whole numbers)"},
+      {"edit", "--mov", &a.edit.mov,
+       "R,C,R2,C2: move the queen at (R, C) to the gaps (R2, C2), given before any change"},
+      {"edit", "--json", &a.edit.json, "print the result as one JSON object"},
+      {"orbits", "-n,--n", &a.orbits.n, "board size", std::pair{1LL, (long long)kMaxOrbitsN}, {},
+       true},
+      {"orbits", "--method", &a.orbits.method, method_help.c_str(), std::nullopt,
+       {"enumerate", "algebraic"}},
+      {"orbits", "--json", &a.orbits.json, "print the result as one JSON object"},
+      {"list", "-n,--n", &a.list.n, "board size", std::pair{1LL, (long long)kMaxCountN}, {}, true},
+      {"list", "--unique", &a.list.unique,
+       "only the canonical representative (least member) of each orbit"},
+      {"list", "--format", &a.list.format,
+       "perm (1-based rows, comma-separated) or board (n lines of . and Q, a blank line after)",
+       std::nullopt, {"perm", "board"}},
+      {"list", "--limit", &a.list.limit, "stop after this many solutions",
+       std::pair{1LL, (long long)INT_MAX}},
   };
 }
 

@@ -21,6 +21,7 @@ struct CountArgs {
   bool no_progress = false;
   std::string kernel = "auto";
   int split_rows = -1;
+  std::string algo = "search";  // search (the engine) or dp (the Rivin-Zabih cross-check)
 };
 
 struct TableArgs {
@@ -28,9 +29,38 @@ struct TableArgs {
   bool json = false;
 };
 
+// The D4 algebra tools (engine/algebra.hpp, engine/orbits.hpp) and the solution lister.
+struct OrbitArgs {
+  std::string perm;  // 1-based, comma-separated
+  bool json = false;
+};
+
+struct EditArgs {
+  std::string perm;
+  std::string inc, del, mov;  // exactly one: "R,C" or "R,C,R2,C2" in the paper's coordinates
+  bool json = false;
+};
+
+struct OrbitsArgs {
+  int n = 0;
+  std::string method = "enumerate";
+  bool json = false;
+};
+
+struct ListArgs {
+  int n = 0;
+  bool unique = false;
+  std::string format = "perm";
+  int limit = 0;  // 0: every solution
+};
+
 struct Args {
   CountArgs count;
   TableArgs table;
+  OrbitArgs orbit;
+  EditArgs edit;
+  OrbitsArgs orbits;
+  ListArgs list;
 };
 
 struct Command {

@@ -1,6 +1,7 @@
 // The nqcount command line, run as a user runs it: exit codes, stderr, JSON.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -16,7 +17,7 @@ struct Outcome {
 };
 
 Outcome nqcount(const std::string& args) {
-  const std::string errfile = ::testing::TempDir() + "nq_cli_err.txt";
+  const std::string errfile = ::testing::TempDir() + "nq_cli_err." + std::to_string(getpid());
   const std::string cmd = std::string(NQCOUNT_BIN) + " " + args + " 2>" + errfile;
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
