@@ -21,6 +21,9 @@ struct CountArgs {
   bool no_progress = false;
   std::string kernel = "auto";
   int split_rows = -1;
+  std::string checkpoint;         // journal file; empty: none
+  int checkpoint_every = 30;      // seconds between journal flushes
+  std::vector<std::string> argv;  // the command line as typed, for the "resume with" hint
 };
 
 struct TableArgs {
