@@ -1,5 +1,8 @@
 #include "options.hpp"
 
+#include <CLI/CLI.hpp>
+#include <type_traits>
+
 #include "types.hpp"
 
 namespace nq::cli {
@@ -53,6 +56,22 @@ std::vector<OptionRow> option_table(Args& a) {
       {"table", "-n,--n", &a.table.n, "print only this n", std::pair{1LL, 27LL}},
       {"table", "--json", &a.table.json, "print the table as JSON"},
   };
+}
+
+void add_option_row(CLI::App& app, const OptionRow& row) {
+  CLI::Option* opt = std::visit(
+      [&](auto* target) -> CLI::Option* {
+        using T = std::remove_pointer_t<decltype(target)>;
+        if constexpr (std::is_same_v<T, bool>) {
+          return app.add_flag(row.flags, *target, row.help);
+        } else {
+          return app.add_option(row.flags, *target, row.help);
+        }
+      },
+      row.target);
+  if (row.range) opt->check(CLI::Range(row.range->first, row.range->second));
+  if (!row.choices.empty()) opt->check(CLI::IsMember(row.choices));
+  if (row.required) opt->required();
 }
 
 }  // namespace nq::cli

@@ -10,6 +10,10 @@
 #include <variant>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace nq::cli {
 
 struct CountArgs {
@@ -53,5 +57,7 @@ struct OptionRow {
 
 const std::vector<Command>& commands();
 std::vector<OptionRow> option_table(Args& args);
+// Adds one row to a CLI11 app: the flag, its help, its range or choices (nqcount, nqcount-mpi).
+void add_option_row(CLI::App& app, const OptionRow& row);
 
 }  // namespace nq::cli

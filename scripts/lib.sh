@@ -3,6 +3,7 @@
 
 NQ_ROOT=${NQ_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 NQ_PACKAGES=(cmake g++ make pkg-config libtbb-dev libhwloc-dev libcli11-dev libgtest-dev
+             libopenmpi-dev openmpi-bin
              libbenchmark-dev nlohmann-json3-dev hwloc gnuplot-nox time)
 
 nq_missing_packages() {
