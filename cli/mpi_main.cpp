@@ -156,7 +156,9 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
   const bool show = !args.no_progress && (args.progress || stderr_is_terminal());
   ProgressLine line(progress, show);
 
-  std::string kernel_name = "reference";
+  // The kernel this rank runs (an empty selection counts nothing).
+  const auto probe = count_selected(base, plan, {});
+  const std::string kernel_name = probe.ok() ? probe->kernel : base.kernel;
   std::thread local([&] {  // rank 0 counts too
     CollectingJournal collected;
     CountConfig config = base;
@@ -164,7 +166,6 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
     for (auto batch = dealer.take(); !batch.empty(); batch = dealer.take()) {
       const auto r = count_selected(config, plan, batch, &signal);
       dealer.deliver(collected.take());
-      if (r.ok()) kernel_name = r->kernel;
       if (!r.ok() || r->cancelled) break;
     }
   });

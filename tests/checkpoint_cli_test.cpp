@@ -49,7 +49,7 @@ Outcome nqcount(const std::string& args) {
   return shell(std::string(NQCOUNT_BIN) + " " + args);
 }
 
-// Starts nqcount, waits until its journal exists and a little longer, sends `sig`.
+// Starts nqcount, waits until its journal exists and 100 ms more, sends `sig`.
 Outcome interrupt(const std::vector<std::string>& args, const std::string& journal, int sig) {
   const std::string errfile = temp_path("interrupted.txt");
   const pid_t pid = fork();
@@ -65,7 +65,7 @@ Outcome interrupt(const std::vector<std::string>& args, const std::string& journ
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (!std::filesystem::exists(journal) && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   kill(pid, sig);
   int st = 0;
   waitpid(pid, &st, 0);
