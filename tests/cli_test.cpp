@@ -1,11 +1,11 @@
 // The nqcount command line, run as a user runs it: exit codes, stderr, JSON.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <string>
 
 namespace {
@@ -46,8 +46,8 @@ TEST(Cli, BadInputExitsTwoWithOneLine) {
 TEST(Cli, CountsAndPrintsEveryField) {
   const Outcome r = nqcount("--n 8 --threads 2");
   EXPECT_EQ(r.status, 0);
-  for (const char* field : {"total        92", "unique       12", "U1=0 U2=0 U4=1 U8=11", "nodes",
-                            "subproblems", "seconds", "threads      2"})
+  for (const char* field : {"total        92", "unique       12", "U1=0 U2=0 U4=1 U8=11",
+                            "nodes", "subproblems", "seconds", "threads      2"})
     EXPECT_NE(r.out.find(field), std::string::npos) << field << "\n" << r.out;
 }
 

@@ -1,7 +1,5 @@
 // The front end: the canonical classes, with their weights, cover every solution exactly as
 // the weights claim. Checked against brute force, not against the table.
-#include "frontend.hpp"
-
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -9,6 +7,7 @@
 #include <set>
 
 #include "brute_force.hpp"
+#include "frontend.hpp"
 #include "kernels.hpp"
 
 namespace nq {
@@ -69,8 +68,7 @@ TEST(Frontend, WeightedCompletionsSumToTheBruteForceTotal) {
       long long members = 0;
       for (const auto& s : sols) members += in_class(c, s);
       weighted += c.weight() * members;
-      by_kernel +=
-          c.weight() * static_cast<long long>(count_one_scalar(class_subproblem(c)).solutions);
+      by_kernel += c.weight() * static_cast<long long>(count_one_scalar(class_subproblem(c)).solutions);
     }
     EXPECT_EQ(weighted, static_cast<long long>(sols.size())) << n;
     EXPECT_EQ(by_kernel, static_cast<long long>(sols.size())) << n;
@@ -84,8 +82,7 @@ TEST(Frontend, FixedCompletionCountsMatchBruteForce) {
       for (Sym g : {Sym::kRot180, Sym::kRot90}) {
         if (!(c.stabilizer & sym_bit(g))) continue;
         std::uint64_t want = 0;
-        for (const auto& s : sols)
-          want += in_class(c, s) && test::images(s)[static_cast<int>(g)] == s;
+        for (const auto& s : sols) want += in_class(c, s) && test::images(s)[static_cast<int>(g)] == s;
         EXPECT_EQ(count_fixed_completions(c.fixed, c.forbidden, g), want) << n;
       }
     // Whole board (the Burnside route of the classic kernel).

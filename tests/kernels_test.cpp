@@ -1,12 +1,11 @@
 // The kernels: every kernel against the scalar one, and the scalar one against brute force.
-#include "kernels.hpp"
-
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "brute_force.hpp"
 #include "frontend.hpp"
+#include "kernels.hpp"
 
 namespace nq {
 namespace {
