@@ -1,11 +1,11 @@
 // `nqcount count` and `nqcount table`.
-#include <unistd.h>
-
 #include <csignal>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+
+#include <unistd.h>
 
 #include "commands.hpp"
 #include "count_run.hpp"
@@ -170,11 +170,11 @@ int report_count(const CountArgs& args, const CountResult& r, int ranks) {
       line("resumed",
            std::to_string(r.subproblems_resumed) + " subproblems from " + args.checkpoint);
     if (args.verify)
-      line("verified",
-           !known ? "no known value for n = " + std::to_string(r.n)
-                  : (match ? "yes, matches the known table"
-                           : "NO: the known table says total " + std::to_string(known->total) +
-                                 ", unique " + std::to_string(known->unique)));
+      line("verified", !known ? "no known value for n = " + std::to_string(r.n)
+                              : (match ? "yes, matches the known table"
+                                       : "NO: the known table says total " +
+                                             std::to_string(known->total) + ", unique " +
+                                             std::to_string(known->unique)));
     std::cout << o.str();
   }
   if (args.verify) {
@@ -193,8 +193,7 @@ int report_count(const CountArgs& args, const CountResult& r, int ranks) {
 int run_table(const TableArgs& args) {
   nlohmann::json rows = nlohmann::json::array();
   std::ostringstream o;
-  o << std::left << std::setw(4) << "n" << std::setw(22) << "total"
-    << "unique\n";
+  o << std::left << std::setw(4) << "n" << std::setw(22) << "total" << "unique\n";
   for (const KnownValue& k : known_values()) {
     if (args.n != 0 && k.n != args.n) continue;
     rows.push_back({{"n", k.n}, {"total", k.total}, {"unique", k.unique}});

@@ -35,7 +35,7 @@ struct CountResult {
   int split_rows = 0;
   double seconds = 0;
   std::string kernel;
-  bool cancelled = false;                 // Monitor::cancel stopped it: counts are partial
+  bool cancelled = false;  // Monitor::cancel stopped it: counts are partial
   std::uint64_t subproblems_resumed = 0;  // of `subproblems`, found done in the journal
 };
 

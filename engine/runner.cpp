@@ -148,9 +148,7 @@ Plan plan_for(const CountConfig& config) {
 
 }  // namespace
 
-int hardware_threads() {
-  return tbb::info::default_concurrency();
-}
+int hardware_threads() { return tbb::info::default_concurrency(); }
 
 OrbitCounts classify_by_enumeration(int n) {
   OrbitCounts o;
@@ -199,8 +197,7 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
       if (!done) return done.error();
     }
     result.orbits = classify_by_enumeration(n);
-    result.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
   }
 

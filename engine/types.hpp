@@ -23,8 +23,8 @@ struct Error {
 template <class T>
 class Expected {
  public:
-  Expected(T value) : v_(std::move(value)) {}      // NOLINT: implicit on purpose
-  Expected(Error error) : v_(std::move(error)) {}  // NOLINT
+  Expected(T value) : v_(std::move(value)) {}            // NOLINT: implicit on purpose
+  Expected(Error error) : v_(std::move(error)) {}        // NOLINT
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
   const T& value() const { return std::get<0>(v_); }
