@@ -49,7 +49,19 @@ Outcome nqcount(const std::string& args) {
   return shell(std::string(NQCOUNT_BIN) + " " + args);
 }
 
-// Starts nqcount, waits until its journal exists and 100 ms more, sends `sig`.
+// Whether process `pid` has `path` open.
+bool holds_open(pid_t pid, const std::string& path) {
+  std::error_code ec;
+  const auto target = std::filesystem::weakly_canonical(path, ec);
+  for (const auto& fd :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+    std::error_code link_ec;
+    if (std::filesystem::read_symlink(fd.path(), link_ec) == target) return true;
+  }
+  return false;
+}
+
+// Starts nqcount, waits until it has its journal open and 30 ms more, sends `sig`.
 Outcome interrupt(const std::vector<std::string>& args, const std::string& journal, int sig) {
   const std::string errfile = temp_path("interrupted.txt");
   const pid_t pid = fork();
@@ -62,10 +74,11 @@ Outcome interrupt(const std::vector<std::string>& args, const std::string& journ
     execv(NQCOUNT_BIN, argv.data());
     _exit(127);
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (!std::filesystem::exists(journal) && std::chrono::steady_clock::now() < deadline)
+  // Ready once it holds the journal open (its signal handlers are installed before that).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!holds_open(pid, journal) && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
   kill(pid, sig);
   int st = 0;
   waitpid(pid, &st, 0);
@@ -81,8 +94,8 @@ std::string resume_command(const std::string& err) {
 }
 
 TEST(CheckpointCli, SigintAndSigtermSaveProgressAndThePrintedCommandResumesExactly) {
-  const std::string journal = temp_path("n16.ckpt");
-  const std::vector<std::string> args{"--n",          "16",    "--threads",          "1",
+  const std::string journal = temp_path("n15.ckpt");
+  const std::vector<std::string> args{"--n",          "15",    "--threads",          "1",
                                       "--checkpoint", journal, "--checkpoint-every", "1"};
   std::size_t size = 0;
   std::string command;
@@ -101,7 +114,7 @@ TEST(CheckpointCli, SigintAndSigtermSaveProgressAndThePrintedCommandResumesExact
   ASSERT_FALSE(command.empty());
   const Outcome resumed = shell(command + " --json");
   ASSERT_EQ(resumed.status, 0) << resumed.err;
-  const Outcome plain = nqcount("--n 16 --threads 2 --json");
+  const Outcome plain = nqcount("--n 15 --threads 2 --json");
   ASSERT_EQ(plain.status, 0);
   const auto a = nlohmann::json::parse(resumed.out), b = nlohmann::json::parse(plain.out);
   for (const char* f : {"total", "unique", "orbits", "nodes", "subproblems"})
