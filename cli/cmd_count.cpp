@@ -124,7 +124,7 @@ int run_count(const CountArgs& args) {
   return report_count(args, r);
 }
 
-int report_count(const CountArgs& args, const CountResult& r, int ranks) {
+int report_count(const CountArgs& args, const CountResult& r, const RankShares& ranks) {
   const auto known = known_value(r.n);
   const bool match = known && r.orbits.total == known->total && r.orbits.unique == known->unique;
 
@@ -147,7 +147,10 @@ int report_count(const CountArgs& args, const CountResult& r, int ranks) {
     j["numa_nodes"] = 1;
     j["verified"] = known ? nlohmann::json(match) : nlohmann::json(nullptr);
     if (!args.checkpoint.empty()) j["subproblems_resumed"] = r.subproblems_resumed;
-    if (ranks > 0) j["ranks"] = ranks;
+    if (!ranks.subproblems.empty()) {
+      j["ranks"] = ranks.subproblems.size();
+      j["subproblems_by_rank"] = ranks.subproblems;
+    }
     std::cout << j.dump() << "\n";
   } else {
     std::ostringstream o;
@@ -165,7 +168,15 @@ int report_count(const CountArgs& args, const CountResult& r, int ranks) {
     line("seconds", secs.str());
     line("threads", std::to_string(r.threads));
     line("kernel", r.kernel);
-    if (ranks > 0) line("ranks", std::to_string(ranks));
+    if (!ranks.subproblems.empty()) {
+      std::string shares = std::to_string(ranks.subproblems.size()) + " (subproblems:";
+      for (std::uint64_t k : ranks.subproblems) {
+        shares.push_back(' ');
+        shares.append(std::to_string(k));
+      }
+      shares.push_back(')');
+      line("ranks", shares);
+    }
     if (!args.checkpoint.empty())
       line("resumed",
            std::to_string(r.subproblems_resumed) + " subproblems from " + args.checkpoint);

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine.hpp"
 #include "journal.hpp"
@@ -32,7 +33,12 @@ std::unique_ptr<FileJournal> open_checkpoint(const CountArgs& args);
 int report_interrupted(const CountArgs& args, const CountResult& r, FileJournal* journal,
                        const std::string& launcher = "");
 
+// How an MPI run shared the work: subproblems counted by each rank (none for nqcount).
+struct RankShares {
+  std::vector<std::uint64_t> subproblems;
+};
+
 // Prints the result (text or JSON) and returns the exit status (--verify).
-int report_count(const CountArgs& args, const CountResult& r, int ranks = 0);
+int report_count(const CountArgs& args, const CountResult& r, const RankShares& ranks = {});
 
 }  // namespace nq::cli

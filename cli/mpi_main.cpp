@@ -63,7 +63,8 @@ class Dealer {
         costs_(costs),
         journal_(journal),
         progress_(progress),
-        consumers_(static_cast<std::size_t>(consumers)) {}
+        consumers_(static_cast<std::size_t>(consumers)),
+        by_rank_(consumers_, 0) {}
 
   std::vector<std::uint64_t> take() {
     std::lock_guard lock(mu_);
@@ -78,7 +79,7 @@ class Dealer {
     std::lock_guard lock(mu_);
     next_ = todo_.size();
   }
-  void deliver(const std::vector<FinishedSubproblem>& done) {
+  void deliver(int rank, const std::vector<FinishedSubproblem>& done) {
     if (done.empty()) return;
     if (journal_) journal_->record(done);
     std::uint64_t nodes = 0, cost = 0;
@@ -90,6 +91,7 @@ class Dealer {
       cost += costs_[f.index];
     }
     sum_.subproblems += done.size();
+    by_rank_[static_cast<std::size_t>(rank)] += done.size();
     progress_.subproblems_done.fetch_add(done.size(), std::memory_order_relaxed);
     progress_.nodes_done.fetch_add(nodes, std::memory_order_relaxed);
     progress_.cost_done.fetch_add(cost, std::memory_order_relaxed);
@@ -97,6 +99,10 @@ class Dealer {
   Partial sum() {
     std::lock_guard lock(mu_);
     return sum_;
+  }
+  std::vector<std::uint64_t> by_rank() {
+    std::lock_guard lock(mu_);
+    return by_rank_;
   }
 
  private:
@@ -109,6 +115,7 @@ class Dealer {
   std::mutex mu_;
   std::size_t next_ = 0;
   Partial sum_;
+  std::vector<std::uint64_t> by_rank_;  // subproblems each rank counted in this run
 };
 
 // Every rank's verdict on the arguments and the plan: 0, or the exit status of the worst.
@@ -165,7 +172,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
     config.journal = &collected;
     for (auto batch = dealer.take(); !batch.empty(); batch = dealer.take()) {
       const auto r = count_selected(config, plan, batch, &signal);
-      dealer.deliver(collected.take());
+      dealer.deliver(0, collected.take());
       if (!r.ok() || r->cancelled) break;
     }
   });
@@ -186,7 +193,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
     std::vector<FinishedSubproblem> done;
     for (std::size_t i = 1; i + 2 < request.size(); i += 3)
       done.push_back({request[i], {request[i + 1], request[i + 2]}});
-    dealer.deliver(done);
+    dealer.deliver(st.MPI_SOURCE, done);
     if (request.at(0) != 0) {  // the worker stops (it was interrupted)
       --active;
       continue;
@@ -227,7 +234,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
   if (journal)
     if (auto closed = journal->close(); !closed)
       print_warning(closed.error().message + " (the counts below are complete)");
-  return report_count(args, r, ranks);
+  return report_count(args, r, RankShares{dealer.by_rank()});
 }
 
 int run(int argc, char** argv, int rank, int ranks) {

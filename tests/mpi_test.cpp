@@ -65,6 +65,9 @@ TEST(Mpi, TwoAndThreeRanksCountLikeNqcount) {
       expect_same_counts(r.out, plain.out);
       const auto j = nlohmann::json::parse(r.out);
       EXPECT_EQ(j["ranks"], ranks);
+      std::uint64_t shared = 0;
+      for (const auto& k : j["subproblems_by_rank"]) shared += k.get<std::uint64_t>();
+      EXPECT_EQ(shared, j["subproblems"].get<std::uint64_t>());
       EXPECT_EQ(j["threads"], 2 * ranks);
     }
   }
