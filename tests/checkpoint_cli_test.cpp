@@ -62,7 +62,8 @@ bool holds_open(pid_t pid, const std::string& path) {
 }
 
 // Starts nqcount, waits until it has its journal open and 30 ms more, sends `sig`.
-Outcome interrupt(const std::vector<std::string>& args, const std::string& journal, int sig) {
+Outcome interrupt(const std::vector<std::string>& args, const std::string& journal, int sig,
+                  bool twice = false) {
   const std::string errfile = temp_path("interrupted.txt");
   const pid_t pid = fork();
   if (pid == 0) {
@@ -80,6 +81,7 @@ Outcome interrupt(const std::vector<std::string>& args, const std::string& journ
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   std::this_thread::sleep_for(std::chrono::milliseconds(30));
   kill(pid, sig);
+  if (twice) kill(pid, sig);  // the second one exits at once, whatever the first was doing
   int st = 0;
   waitpid(pid, &st, 0);
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, "", read_file(errfile)};
@@ -111,6 +113,9 @@ TEST(CheckpointCli, SigintAndSigtermSaveProgressAndThePrintedCommandResumesExact
     EXPECT_EQ((now - 64) % 32, 0u) << "a flushed journal holds whole records";
     size = now;
   }
+  // A double Ctrl-C leaves a journal that is still valid (at most a torn tail).
+  const Outcome hard = interrupt(args, journal, SIGINT, true);
+  EXPECT_EQ(hard.status, 130) << hard.err;
   ASSERT_FALSE(command.empty());
   const Outcome resumed = shell(command + " --json");
   ASSERT_EQ(resumed.status, 0) << resumed.err;
