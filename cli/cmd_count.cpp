@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "count_run.hpp"
 #include "engine.hpp"
 #include "known.hpp"
 #include "output.hpp"
@@ -19,27 +20,78 @@ namespace {
 Monitor* g_monitor = nullptr;
 volatile std::sig_atomic_t g_signal = 0;
 
-// The first SIGINT/SIGTERM asks the engine to stop; a second one leaves at once.
+// The first SIGINT/SIGTERM asks the engine to stop (the CLI then flushes the journal and says
+// how to resume); a second one leaves at once.
 extern "C" void on_signal(int sig) {
   if (g_signal != 0) _exit(128 + sig);
   g_signal = sig;
   if (g_monitor) g_monitor->cancel.store(true, std::memory_order_relaxed);
 }
 
-struct SignalScope {
-  explicit SignalScope(Monitor& m) {
-    g_monitor = &m;
-    std::signal(SIGINT, on_signal);
-    std::signal(SIGTERM, on_signal);
-  }
-  ~SignalScope() {
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
-    g_monitor = nullptr;
-  }
-};
+// A word as the shell reads it back.
+std::string shell_quoted(const std::string& word) {
+  const bool plain = !word.empty() && word.find_first_not_of(
+                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789-_./=:,+@%") == std::string::npos;
+  if (plain) return word;
+  std::string q = "'";
+  for (char c : word) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
 
 }  // namespace
+
+SignalScope::SignalScope(Monitor& m) {
+  g_monitor = &m;
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+}
+SignalScope::~SignalScope() {
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  g_monitor = nullptr;
+}
+int SignalScope::received() {
+  return g_signal;
+}
+
+CountConfig count_config(const CountArgs& args) {
+  CountConfig config;
+  config.n = args.n;
+  config.threads = args.threads;
+  config.kernel = args.kernel;
+  config.split_rows = args.split_rows;
+  return config;
+}
+
+std::unique_ptr<FileJournal> open_checkpoint(const CountArgs& args) {
+  if (args.checkpoint.empty()) return nullptr;
+  return std::make_unique<FileJournal>(args.checkpoint,
+                                       std::chrono::seconds(args.checkpoint_every));
+}
+
+int report_interrupted(const CountArgs& args, const CountResult& r, FileJournal* journal,
+                       const std::string& launcher) {
+  const int status = 128 + (g_signal ? g_signal : SIGINT);
+  std::cerr << "nqcount: interrupted after " << r.subproblems << " of " << r.subproblems_total
+            << " subproblems; no counts printed\n";
+  if (!journal) {
+    std::cerr << "nqcount: run with --checkpoint FILE to be able to resume\n";
+    return status;
+  }
+  if (auto flushed = journal->close(); !flushed) {
+    print_error(flushed.error().message);
+    return status;
+  }
+  std::string command = launcher;
+  for (const std::string& word : args.argv) {
+    if (&word != &args.argv.front()) command.push_back(' ');
+    command.append(shell_quoted(word));
+  }
+  std::cerr << "nqcount: progress saved in " << journal->path() << "\n"
+            << "nqcount: resume with: " << command << "\n";
+  return status;
+}
 
 int run_count(const CountArgs& args) {
   if (args.algo == "dp") return run_count_dp(args);  // the independent cross-check
@@ -47,11 +99,9 @@ int run_count(const CountArgs& args) {
   if (args.threads > hw)
     print_warning("--threads " + std::to_string(args.threads) + " is more than the " +
                   std::to_string(hw) + " hardware threads; running anyway");
-  CountConfig config;
-  config.n = args.n;
-  config.threads = args.threads;
-  config.kernel = args.kernel;
-  config.split_rows = args.split_rows;
+  CountConfig config = count_config(args);
+  const std::unique_ptr<FileJournal> journal = open_checkpoint(args);
+  config.journal = journal.get();
 
   Monitor monitor;
   Expected<CountResult> out = Error{};
@@ -61,17 +111,21 @@ int run_count(const CountArgs& args) {
     ProgressLine progress(monitor, show);
     out = count(config, &monitor);
   }
+  if (journal)
+    for (const std::string& w : journal->warnings()) print_warning(w);
   if (!out.ok()) {
     print_error(out.error().message);
     return 2;
   }
   const CountResult& r = *out;
-  if (r.cancelled) {
-    std::cerr << "nqcount: interrupted after " << r.subproblems << " of " << r.subproblems_total
-              << " subproblems; no counts printed\n";
-    return 128 + (g_signal ? g_signal : SIGINT);
-  }
+  if (r.cancelled) return report_interrupted(args, r, journal.get());
+  if (journal)
+    if (auto closed = journal->close(); !closed)
+      print_warning(closed.error().message + " (the counts below are complete)");
+  return report_count(args, r);
+}
 
+int report_count(const CountArgs& args, const CountResult& r, const RankShares& ranks) {
   const auto known = known_value(r.n);
   const bool match = known && r.orbits.total == known->total && r.orbits.unique == known->unique;
 
@@ -93,6 +147,11 @@ int run_count(const CountArgs& args) {
     j["kernel"] = r.kernel;
     j["numa_nodes"] = 1;
     j["verified"] = known ? nlohmann::json(match) : nlohmann::json(nullptr);
+    if (!args.checkpoint.empty()) j["subproblems_resumed"] = r.subproblems_resumed;
+    if (!ranks.subproblems.empty()) {
+      j["ranks"] = ranks.subproblems.size();
+      j["subproblems_by_rank"] = ranks.subproblems;
+    }
     std::cout << j.dump() << "\n";
   } else {
     std::ostringstream o;
@@ -110,6 +169,18 @@ int run_count(const CountArgs& args) {
     line("seconds", secs.str());
     line("threads", std::to_string(r.threads));
     line("kernel", r.kernel);
+    if (!ranks.subproblems.empty()) {
+      std::string shares = std::to_string(ranks.subproblems.size()) + " (subproblems:";
+      for (std::uint64_t k : ranks.subproblems) {
+        shares.push_back(' ');
+        shares.append(std::to_string(k));
+      }
+      shares.push_back(')');
+      line("ranks", shares);
+    }
+    if (!args.checkpoint.empty())
+      line("resumed",
+           std::to_string(r.subproblems_resumed) + " subproblems from " + args.checkpoint);
     if (args.verify)
       line("verified",
            !known ? "no known value for n = " + std::to_string(r.n)

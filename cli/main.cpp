@@ -19,22 +19,6 @@ bool is_command(const char* word) {
   return false;
 }
 
-void add_row(CLI::App& app, const nq::cli::OptionRow& row) {
-  CLI::Option* opt = std::visit(
-      [&](auto* target) -> CLI::Option* {
-        using T = std::remove_pointer_t<decltype(target)>;
-        if constexpr (std::is_same_v<T, bool>) {
-          return app.add_flag(row.flags, *target, row.help);
-        } else {
-          return app.add_option(row.flags, *target, row.help);
-        }
-      },
-      row.target);
-  if (row.range) opt->check(CLI::Range(row.range->first, row.range->second));
-  if (!row.choices.empty()) opt->check(CLI::IsMember(row.choices));
-  if (row.required) opt->required();
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -47,7 +31,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::map<std::string, CLI::App*> subs;
   for (const auto& c : nq::cli::commands()) subs[c.name] = app.add_subcommand(c.name, c.help);
-  for (const auto& row : nq::cli::option_table(args)) add_row(*subs.at(row.command), row);
+  for (const auto& row : nq::cli::option_table(args))
+    nq::cli::add_option_row(*subs.at(row.command), row);
 
   // `count` is the default command: `nqcount --n 18` means `nqcount count --n 18`.
   std::vector<std::string> words(argv + 1, argv + argc);
@@ -75,6 +60,7 @@ int main(int argc, char** argv) {
     std::cerr << "nqcount: error: " << what << "\n";
     return 2;
   }
+  args.count.argv.assign(argv, argv + argc);  // for the "resume with" hint
   if (subs["count"]->parsed()) return nq::cli::run_count(args.count);
   if (subs["table"]->parsed()) return nq::cli::run_table(args.table);
   if (subs["orbit"]->parsed()) return nq::cli::run_orbit(args.orbit);

@@ -4,6 +4,9 @@
 
 #include "dp.hpp"
 #include "orbits.hpp"
+#include <CLI/CLI.hpp>
+#include <type_traits>
+
 #include "types.hpp"
 
 namespace nq::cli {
@@ -65,6 +68,12 @@ std::vector<OptionRow> option_table(Args& a) {
        "n)",
        std::pair{0LL, 6LL}},
       {"count", "--algo", &a.count.algo, algo_help.c_str(), std::nullopt, {"search", "dp"}},
+      {"count", "--checkpoint", &a.count.checkpoint,
+       "journal of finished subproblems: created if missing, resumed if it exists (same n, "
+       "split depth and kernel route; anything else is refused)"},
+      {"count", "--checkpoint-every", &a.count.checkpoint_every,
+       "seconds between flushes (fsync) of the checkpoint journal (default 30)",
+       std::pair{1LL, 86400LL}},
       {"table", "-n,--n", &a.table.n, "print only this n", std::pair{1LL, 27LL}},
       {"table", "--json", &a.table.json, "print the table as JSON"},
       {"orbit", "-p,--perm", &a.orbit.perm,
@@ -93,6 +102,22 @@ std::vector<OptionRow> option_table(Args& a) {
       {"list", "--limit", &a.list.limit, "stop after this many solutions",
        std::pair{1LL, (long long)INT_MAX}},
   };
+}
+
+void add_option_row(CLI::App& app, const OptionRow& row) {
+  CLI::Option* opt = std::visit(
+      [&](auto* target) -> CLI::Option* {
+        using T = std::remove_pointer_t<decltype(target)>;
+        if constexpr (std::is_same_v<T, bool>) {
+          return app.add_flag(row.flags, *target, row.help);
+        } else {
+          return app.add_option(row.flags, *target, row.help);
+        }
+      },
+      row.target);
+  if (row.range) opt->check(CLI::Range(row.range->first, row.range->second));
+  if (!row.choices.empty()) opt->check(CLI::IsMember(row.choices));
+  if (row.required) opt->required();
 }
 
 }  // namespace nq::cli

@@ -10,6 +10,10 @@
 #include <variant>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace nq::cli {
 
 struct CountArgs {
@@ -22,6 +26,9 @@ struct CountArgs {
   std::string kernel = "auto";
   int split_rows = -1;
   std::string algo = "search";  // search (the engine) or dp (the Rivin-Zabih cross-check)
+  std::string checkpoint;         // journal file; empty: none
+  int checkpoint_every = 30;      // seconds between journal flushes
+  std::vector<std::string> argv;  // the command line as typed, for the "resume with" hint
 };
 
 struct TableArgs {
@@ -80,5 +87,7 @@ struct OptionRow {
 
 const std::vector<Command>& commands();
 std::vector<OptionRow> option_table(Args& args);
+// Adds one row to a CLI11 app: the flag, its help, its range or choices (nqcount, nqcount-mpi).
+void add_option_row(CLI::App& app, const OptionRow& row);
 
 }  // namespace nq::cli

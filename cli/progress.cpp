@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace nq::cli {
@@ -35,14 +36,51 @@ void ProgressLine::loop() {
 }
 
 void ProgressLine::draw(double elapsed) {
-  const auto done = monitor_.subproblems_done.load(std::memory_order_relaxed);
-  const auto total = monitor_.subproblems_total.load(std::memory_order_relaxed);
-  const double pct = total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 0.0;
-  std::fprintf(stderr, "\r\033[K[nqcount] %llu/%llu subproblems (%.1f%%)  %.1f s",
-               static_cast<unsigned long long>(done), static_cast<unsigned long long>(total), pct,
-               elapsed);
+  ProgressReading p;
+  p.subproblems_done = monitor_.subproblems_done.load(std::memory_order_relaxed);
+  p.subproblems_total = monitor_.subproblems_total.load(std::memory_order_relaxed);
+  p.cost_done = monitor_.cost_done.load(std::memory_order_relaxed);
+  p.cost_total = monitor_.cost_total.load(std::memory_order_relaxed);
+  p.cost_resumed = monitor_.cost_resumed.load(std::memory_order_relaxed);
+  p.nodes_done = monitor_.nodes_done.load(std::memory_order_relaxed);
+  std::fprintf(stderr, "\r\033[K%s", progress_text(p, elapsed).c_str());
   std::fflush(stderr);
   drawn_ = true;
+}
+
+std::string format_duration(double seconds) {
+  if (!(seconds >= 0) || seconds > 1e9) return "?";
+  const auto s = static_cast<unsigned long long>(seconds + 0.5);
+  char buf[32];
+  if (s < 60)
+    std::snprintf(buf, sizeof buf, "%llus", s);
+  else if (s < 3600)
+    std::snprintf(buf, sizeof buf, "%llum%02llus", s / 60, s % 60);
+  else if (s < 86400)
+    std::snprintf(buf, sizeof buf, "%lluh%02llum", s / 3600, s / 60 % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%llud%02lluh", s / 86400, s / 3600 % 24);
+  return buf;
+}
+
+std::string progress_text(const ProgressReading& p, double elapsed) {
+  // Weighted by estimated cost when the engine gave costs, else by subproblem count.
+  const bool by_cost = p.cost_total > 0;
+  const double done = static_cast<double>(by_cost ? p.cost_done : p.subproblems_done);
+  const double total = static_cast<double>(by_cost ? p.cost_total : p.subproblems_total);
+  const double before = by_cost ? static_cast<double>(p.cost_resumed) : 0.0;
+  const double pct = total > 0 ? 100.0 * std::min(done, total) / total : 0.0;
+  std::string eta = "?";
+  if (done > before && elapsed > 0)  // this run's pace over what is left
+    eta = format_duration(elapsed * (total - std::min(done, total)) / (done - before));
+  const double rate = elapsed > 0 ? static_cast<double>(p.nodes_done) / elapsed : 0.0;
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "[nqcount] %5.1f%%  %llu/%llu subproblems  elapsed %s  ETA %s  %.3g nodes/s", pct,
+                static_cast<unsigned long long>(p.subproblems_done),
+                static_cast<unsigned long long>(p.subproblems_total),
+                format_duration(elapsed).c_str(), eta.c_str(), rate);
+  return buf;
 }
 
 }  // namespace nq::cli

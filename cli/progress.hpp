@@ -4,7 +4,9 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "types.hpp"
@@ -33,6 +35,18 @@ class ProgressLine {
   bool drawn_ = false;
   std::thread thread_;
 };
+
+// What the progress line shows, from one reading of the Monitor: percent done weighted by the
+// estimated cost of each subproblem (engine/cost.hpp), subproblems done/total, elapsed time,
+// ETA (from this run's own pace: work a resumed run found done is not counted in it) and the
+// rate in nodes/s. A pure function, so that it is tested without a terminal.
+struct ProgressReading {
+  std::uint64_t subproblems_done = 0, subproblems_total = 0;
+  std::uint64_t cost_done = 0, cost_total = 0, cost_resumed = 0;
+  std::uint64_t nodes_done = 0;
+};
+std::string progress_text(const ProgressReading& p, double elapsed_seconds);
+std::string format_duration(double seconds);  // "42s", "3m07s", "2h05m", "3d04h"
 
 // Whether stderr is a terminal.
 bool stderr_is_terminal();

@@ -3,8 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <vector>
 
+#include "frontend.hpp"
+#include "journal.hpp"
 #include "reducer.hpp"
 #include "types.hpp"
 
@@ -15,6 +19,9 @@ struct CountConfig {
   int threads = 0;              // 0: every hardware thread; more than the hardware is allowed
   std::string kernel = "auto";  // a kernel name from kernels.hpp, "auto", or "reference"
   int split_rows = -1;          // -1: default_split_rows(n)
+  // Optional (engine/journal.hpp): count() skips the subproblems it has finished and adds
+  // their counts back; every subproblem finished by this run is recorded in it.
+  SubproblemJournal* journal = nullptr;
 };
 
 struct CountResult {
@@ -29,12 +36,24 @@ struct CountResult {
   double seconds = 0;
   std::string kernel;
   bool cancelled = false;  // Monitor::cancel stopped it: counts are partial
+  std::uint64_t subproblems_resumed = 0;  // of `subproblems`, found done in the journal
 };
 
 // Threads the hardware offers (what --threads 0 means).
 int hardware_threads();
 
 Expected<CountResult> count(const CountConfig& config, Monitor* monitor = nullptr);
+
+// The plan count() makes for `config` (deterministic: every MPI rank makes the same one), after
+// the same checks. n >= 4.
+Expected<Plan> make_plan(const CountConfig& config);
+
+// Counts only the subproblems `indices` of `plan` (made by make_plan(config)), recording each
+// in config.journal if there is one (without calling its begin()). The orbit split needs the
+// whole plan, so `orbits.total` is the weighted sum of the selection and the rest is 0.
+Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan,
+                                     std::span<const std::uint64_t> indices,
+                                     Monitor* monitor = nullptr);
 
 // Every solution of a small board classified one by one by its stabilizer under D4 (the
 // route for boards too small for a frame, n < 4, where a solution may be fixed by a

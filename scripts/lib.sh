@@ -3,7 +3,8 @@
 
 NQ_ROOT=${NQ_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 NQ_PACKAGES=(cmake g++ make pkg-config libtbb-dev libhwloc-dev libcli11-dev libgtest-dev
-             libbenchmark-dev nlohmann-json3-dev hwloc gnuplot-nox time bc)
+             libbenchmark-dev nlohmann-json3-dev hwloc gnuplot-nox time bc
+             libopenmpi-dev openmpi-bin)
 
 nq_missing_packages() {
   local missing=() p

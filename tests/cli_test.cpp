@@ -17,7 +17,9 @@ struct Outcome {
 };
 
 Outcome nqcount(const std::string& args) {
-  const std::string errfile = ::testing::TempDir() + "nq_cli_err." + std::to_string(getpid());
+  // One file per test process: ctest -j runs the cases of this file side by side.
+  const std::string errfile =
+      ::testing::TempDir() + "nq_cli_err_" + std::to_string(getpid()) + ".txt";
   const std::string cmd = std::string(NQCOUNT_BIN) + " " + args + " 2>" + errfile;
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;

@@ -1,0 +1,44 @@
+// The parts of `nqcount count` that nqcount-mpi shares: signals, the checkpoint, the report.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine.hpp"
+#include "journal.hpp"
+#include "options.hpp"
+
+namespace nq::cli {
+
+// While alive, the first SIGINT/SIGTERM sets monitor.cancel and a second one exits at once
+// (the journal stays valid: only whole records are ever appended, see engine/journal.hpp).
+class SignalScope {
+ public:
+  explicit SignalScope(Monitor& monitor);
+  ~SignalScope();
+  SignalScope(const SignalScope&) = delete;
+  SignalScope& operator=(const SignalScope&) = delete;
+  static int received();  // the signal that arrived, or 0
+};
+
+// The count config of the arguments (without the journal).
+CountConfig count_config(const CountArgs& args);
+
+// The journal --checkpoint asks for, or null without one.
+std::unique_ptr<FileJournal> open_checkpoint(const CountArgs& args);
+
+// After an interrupted run: flushes the journal and says how to resume; returns 130 / 143.
+// `launcher` is put before the command (e.g. "mpirun [options] ").
+int report_interrupted(const CountArgs& args, const CountResult& r, FileJournal* journal,
+                       const std::string& launcher = "");
+
+// How an MPI run shared the work: subproblems counted by each rank (none for nqcount).
+struct RankShares {
+  std::vector<std::uint64_t> subproblems;
+};
+
+// Prints the result (text or JSON) and returns the exit status (--verify).
+int report_count(const CountArgs& args, const CountResult& r, const RankShares& ranks = {});
+
+}  // namespace nq::cli
