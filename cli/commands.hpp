@@ -7,5 +7,6 @@ namespace nq::cli {
 
 int run_count(const CountArgs& args);
 int run_table(const TableArgs& args);
+int run_solve(const SolveArgs& args);
 
 }  // namespace nq::cli

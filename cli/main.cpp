@@ -76,5 +76,6 @@ int main(int argc, char** argv) {
   }
   if (subs["count"]->parsed()) return nq::cli::run_count(args.count);
   if (subs["table"]->parsed()) return nq::cli::run_table(args.table);
+  if (subs["solve"]->parsed()) return nq::cli::run_solve(args.solve);
   return 2;
 }
