@@ -223,7 +223,7 @@ struct Repair {
 };
 
 // "A small multiple of n" (SPEC 3.5), with a floor for small boards where restarts are cheap.
-std::uint64_t repair_step_limit(std::uint32_t n) { return 8ULL * n + 20000; }
+std::uint64_t repair_step_limit(std::uint32_t n) { return 8ULL * n + 1000; }
 
 // Fisher-Yates: a uniformly random permutation of 0..n-1.
 void random_permutation(Permutation& rows, std::uint32_t n, Rng& rng) {

@@ -66,7 +66,7 @@ constexpr std::uint32_t kSplitStartupFrom = 1u << 17;  // one attempt at a time 
 constexpr std::uint64_t kModularSearchAttempts = 128;
 constexpr std::uint32_t kModularSearchUpTo = 23;
 // --solutions K: stop when this many successes in a row bring nothing new (small n).
-constexpr std::uint64_t kDuplicatesBeforeExhausted = 400;
+constexpr std::uint64_t kDuplicatesBeforeExhausted = 200;
 
 struct Race {
   const SolveConfig& config;
