@@ -1,13 +1,16 @@
 // `nqcount solve`: validate, call the engine, write the solutions. Everything the user can get
 // wrong is checked before the search starts, so a bad option never costs a long run and never
 // leaves a partial file.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -15,9 +18,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "commands.hpp"
 #include "output.hpp"
@@ -109,8 +109,7 @@ class NumberWriter {
   void number(std::uint64_t v) {
     if (used_ + 24 > kSize) flush();
     used_ = static_cast<std::size_t>(
-        std::to_chars(buffer_.data() + used_, buffer_.data() + used_ + 24, v).ptr -
-        buffer_.data());
+        std::to_chars(buffer_.data() + used_, buffer_.data() + used_ + 24, v).ptr - buffer_.data());
   }
   void text(const char* s) {
     for (; *s; ++s) {
@@ -158,7 +157,8 @@ void write_solutions(FILE* f, const std::string& format, const SolveResult& r, b
       std::string line(p.size(), '.');
       // Row 1 on top; the queen of column i sits in row p[i].
       std::vector<std::uint32_t> column_of_row(p.size());
-      for (std::size_t i = 0; i < p.size(); ++i) column_of_row[p[i]] = static_cast<std::uint32_t>(i);
+      for (std::size_t i = 0; i < p.size(); ++i)
+        column_of_row[p[i]] = static_cast<std::uint32_t>(i);
       for (std::size_t row = 0; row < p.size(); ++row) {
         std::fill(line.begin(), line.end(), '.');
         line[column_of_row[row]] = 'Q';
@@ -272,13 +272,15 @@ std::string seconds_text(double s) {
 // The exit status and message for a run that did not find what was asked.
 int report_failure(const SolveResult& r, const SolveConfig& c, const std::string& where) {
   switch (r.status) {
-    case SolveStatus::found: break;
+    case SolveStatus::found:
+      break;
     case SolveStatus::no_solution:
       std::cerr << "nqcount: " << where << "n = " << r.n << " has no solution\n";
       return 1;
     case SolveStatus::time_limit:
       std::cerr << "nqcount: " << where << "time limit of " << seconds_text(c.time_limit_seconds)
-                << " s reached before " << (c.solutions > 1 ? "all solutions were" : "a solution was")
+                << " s reached before "
+                << (c.solutions > 1 ? "all solutions were" : "a solution was")
                 << " found (n = " << r.n << "); nothing written\n";
       return 1;
     case SolveStatus::exhausted:
@@ -333,8 +335,9 @@ int run_solve(const SolveArgs& args) {
       return 2;
     }
     if (args.format != "perm" || args.solutions != 1) {
-      print_error("--batch writes one solution line per n: use it with --format perm and "
-                  "without --solutions");
+      print_error(
+          "--batch writes one solution line per n: use it with --format perm and "
+          "without --solutions");
       return 2;
     }
   } else {
@@ -358,9 +361,10 @@ int run_solve(const SolveArgs& args) {
   if (config.modular)
     for (long long n : sizes)
       if (n % 2 == 0 || n % 3 == 0) {
-        print_error("--modular needs gcd(n, 6) = 1: no modular (toroidal) solution exists for n "
-                    "divisible by 2 or 3, such as n = " +
-                    std::to_string(n));
+        print_error(
+            "--modular needs gcd(n, 6) = 1: no modular (toroidal) solution exists for n "
+            "divisible by 2 or 3, such as n = " +
+            std::to_string(n));
         return 2;
       }
   Sink sink;

@@ -6,10 +6,12 @@ namespace nq::cli {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands{
-      {"count", "Count all solutions (total) and the D4 orbits (unique) of the n-queens problem. "
-                "This is the default command: 'nqcount --n 12' counts."},
-      {"solve", "Find one (or --solutions K distinct) n-queens solutions for large n by local "
-                "search (QS4, Sosic & Gu), verified before they are printed."},
+      {"count",
+       "Count all solutions (total) and the D4 orbits (unique) of the n-queens problem. "
+       "This is the default command: 'nqcount --n 12' counts."},
+      {"solve",
+       "Find one (or --solutions K distinct) n-queens solutions for large n by local "
+       "search (QS4, Sosic & Gu), verified before they are printed."},
       {"table", "Print the known values of Q(n) and unique(n) (n = 1..27) that --verify checks."},
   };
   return kCommands;
@@ -18,7 +20,13 @@ const std::vector<Command>& commands() {
 std::vector<OptionRow> option_table(Args& a) {
   const long long max_threads = 1 << 16;
   return {
-      {"count", "-n,--n", &a.count.n, "board size", std::pair{1LL, (long long)kMaxCountN}, {}, true},
+      {"count",
+       "-n,--n",
+       &a.count.n,
+       "board size",
+       std::pair{1LL, (long long)kMaxCountN},
+       {},
+       true},
       {"count", "-t,--threads", &a.count.threads,
        "worker threads (default: every hardware thread; more is allowed, with a warning)",
        std::pair{1LL, max_threads}},
@@ -28,12 +36,16 @@ std::vector<OptionRow> option_table(Args& a) {
       {"count", "--progress", &a.count.progress,
        "show progress on stderr even when it is not a terminal"},
       {"count", "--no-progress", &a.count.no_progress, "never show progress"},
-      {"count", "--kernel", &a.count.kernel,
+      {"count",
+       "--kernel",
+       &a.count.kernel,
        "counting kernel: auto (the fastest this CPU runs), scalar, or reference (the classic "
        "one-queen-per-row search with mirror halving, unique by Burnside)",
-       std::nullopt, {"auto", "scalar", "reference"}},
+       std::nullopt,
+       {"auto", "scalar", "reference"}},
       {"count", "--split-depth", &a.count.split_rows,
-       "top rows fixed to split each canonical class into more, smaller subproblems (default: by n)",
+       "top rows fixed to split each canonical class into more, smaller subproblems (default: by "
+       "n)",
        std::pair{0LL, 6LL}},
       {"solve", "-n,--n", &a.solve.n, "board size (mutually exclusive with --batch)",
        std::pair{1LL, 2'000'000'000LL}},
@@ -45,20 +57,26 @@ std::vector<OptionRow> option_table(Args& a) {
        "random seed; a seed gives the same solution at any thread count (default: drawn, and "
        "reported by --json)",
        std::pair{0LL, 9'223'372'036'854'775'807LL}},
-      {"solve", "--method", &a.solve.method,
+      {"solve",
+       "--method",
+       &a.solve.method,
        "qs4 (default), qs4-plain (the single-threaded textbook QS4, the benchmark baseline), "
        "minconflict (random attacked-queen swaps with restarts), swap (random-pair swap hill "
        "climbing, restarted after --max-tries failed tries)",
-       std::nullopt, {"qs4", "qs4-plain", "minconflict", "swap"}},
+       std::nullopt,
+       {"qs4", "qs4-plain", "minconflict", "swap"}},
       {"solve", "--solutions", &a.solve.solutions, "how many distinct solutions (default 1)",
        std::pair{1LL, 1'000'000LL}},
       {"solve", "--modular", &a.solve.modular,
        "a modular (toroidal) solution: every cyclic column shift is again a solution; needs "
        "gcd(n, 6) = 1"},
-      {"solve", "--format", &a.solve.format,
+      {"solve",
+       "--format",
+       &a.solve.format,
        "perm (1-based rows on one line), board (ASCII, n <= 200), json, matrix (the Q-matrix "
        "as a MatrixMarket coordinate pattern)",
-       std::nullopt, {"perm", "board", "json", "matrix"}},
+       std::nullopt,
+       {"perm", "board", "json", "matrix"}},
       {"solve", "-o,--output", &a.solve.output,
        "write the solution(s) to FILE, atomically; needed above n = 10000 ('-' forces stdout)"},
       {"solve", "--json", &a.solve.json,

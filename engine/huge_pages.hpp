@@ -7,14 +7,14 @@
 // element is written before it is read (a zeroing pass over 4 GB costs about a second).
 #pragma once
 
+#include <sys/mman.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <new>
 #include <utility>
 #include <vector>
-
-#include <sys/mman.h>
 
 namespace nq {
 

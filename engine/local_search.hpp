@@ -34,12 +34,12 @@ std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t k);
 
 // Why an attempt should stop early. Polled every few thousand steps, never per step.
 struct StopSignal {
-  const std::atomic<bool>* cancel = nullptr;             // the user's Monitor::cancel
-  const std::atomic<std::uint64_t>* winner = nullptr;    // lowest attempt index that solved
-  std::uint64_t attempt = 0;                             // this attempt's index
+  const std::atomic<bool>* cancel = nullptr;           // the user's Monitor::cancel
+  const std::atomic<std::uint64_t>* winner = nullptr;  // lowest attempt index that solved
+  std::uint64_t attempt = 0;                           // this attempt's index
   bool has_deadline = false;
   std::chrono::steady_clock::time_point deadline{};
-  std::atomic<bool>* timed_out = nullptr;                // set when the deadline is seen
+  std::atomic<bool>* timed_out = nullptr;  // set when the deadline is seen
 
   bool should_stop() const;
 };
@@ -60,13 +60,13 @@ struct AttemptStats {
   std::uint64_t leftover = 0;       // qs4: columns the blocked start-up handed to the global pass
   std::uint64_t repaired = 0;       // queens placed with conflicts, then repaired
   std::uint64_t swaps_tried = 0;
-  std::uint64_t rescans = 0;        // O(n) scans for attacked queens the work list lost
+  std::uint64_t rescans = 0;  // O(n) scans for attacked queens the work list lost
 };
 
 AttemptOutcome qs4_attempt(const AttemptOptions& o, Permutation& rows, const StopSignal& stop,
                            AttemptStats& stats);
-AttemptOutcome qs4_plain_attempt(const AttemptOptions& o, Permutation& rows,
-                                 const StopSignal& stop, AttemptStats& stats);
+AttemptOutcome qs4_plain_attempt(const AttemptOptions& o, Permutation& rows, const StopSignal& stop,
+                                 AttemptStats& stats);
 AttemptOutcome minconflict_attempt(const AttemptOptions& o, Permutation& rows,
                                    const StopSignal& stop, AttemptStats& stats);
 AttemptOutcome swap_attempt(const AttemptOptions& o, Permutation& rows, const StopSignal& stop,

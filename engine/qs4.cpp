@@ -70,12 +70,12 @@ std::uint64_t default_swap_max_tries(std::uint32_t n) {
 
 namespace {
 
-constexpr std::uint32_t kBlockSize = 1u << 12;      // columns per start-up block
+constexpr std::uint32_t kBlockSize = 1u << 12;  // columns per start-up block
 constexpr std::uint32_t kBlockedFrom = 4 * kBlockSize;
-constexpr std::uint32_t kBlocksPerTile = 16;        // row blocks a tile draws from
-constexpr int kTriesPerColumn = 32;                // inside a tile
-constexpr int kLeftoverTriesPerColumn = 1024;     // the global pass over the leftovers
-constexpr std::uint64_t kPollEvery = 4096;         // steps between StopSignal polls
+constexpr std::uint32_t kBlocksPerTile = 16;   // row blocks a tile draws from
+constexpr int kTriesPerColumn = 32;            // inside a tile
+constexpr int kLeftoverTriesPerColumn = 1024;  // the global pass over the leftovers
+constexpr std::uint64_t kPollEvery = 4096;     // steps between StopSignal polls
 
 // Diagonal indices. Both directions live in one index space: "sum" diagonals (i + row) in
 // [0, span) and "difference" diagonals (i - row + n - 1) in [span, 2 span), span a multiple of
@@ -223,7 +223,9 @@ struct Repair {
 };
 
 // "A small multiple of n" (SPEC 3.5), with a floor for small boards where restarts are cheap.
-std::uint64_t repair_step_limit(std::uint32_t n) { return 8ULL * n + 1000; }
+std::uint64_t repair_step_limit(std::uint32_t n) {
+  return 8ULL * n + 1000;
+}
 
 // Fisher-Yates: a uniformly random permutation of 0..n-1.
 void random_permutation(Permutation& rows, std::uint32_t n, Rng& rng) {
@@ -416,8 +418,8 @@ AttemptOutcome qs4_attempt(const AttemptOptions& o, Permutation& rows, const Sto
       thread_local std::vector<std::uint32_t> free_rows;
       for (std::size_t g = range.begin(); g != range.end(); ++g) {
         const std::uint32_t b = group[g];
-        place_tile(board, plan, b, o.seed, rows.data(), counts.bits.data(), free_rows,
-                    left_cols[b], left_rows[b]);
+        place_tile(board, plan, b, o.seed, rows.data(), counts.bits.data(), free_rows, left_cols[b],
+                   left_rows[b]);
       }
     };
     if (o.parallel_startup && group.size() > 1)
@@ -469,8 +471,8 @@ AttemptOutcome qs4_attempt(const AttemptOptions& o, Permutation& rows, const Sto
   return repair.run(std::move(last), repair_step_limit(n), stop, stats);
 }
 
-AttemptOutcome qs4_plain_attempt(const AttemptOptions& o, Permutation& rows,
-                                 const StopSignal& stop, AttemptStats& stats) {
+AttemptOutcome qs4_plain_attempt(const AttemptOptions& o, Permutation& rows, const StopSignal& stop,
+                                 AttemptStats& stats) {
   // The textbook QS4, as the public programs write it: one pass of Fisher-Yates over the whole
   // permutation with int counters per diagonal, every try a random access.
   const std::uint32_t n = o.n;

@@ -32,28 +32,37 @@
 namespace nq {
 
 bool parse_solve_method(const std::string& word, SolveMethod& method) {
-  if (word == "qs4") method = SolveMethod::qs4;
-  else if (word == "qs4-plain") method = SolveMethod::qs4_plain;
-  else if (word == "minconflict") method = SolveMethod::minconflict;
-  else if (word == "swap") method = SolveMethod::swap;
-  else return false;
+  if (word == "qs4")
+    method = SolveMethod::qs4;
+  else if (word == "qs4-plain")
+    method = SolveMethod::qs4_plain;
+  else if (word == "minconflict")
+    method = SolveMethod::minconflict;
+  else if (word == "swap")
+    method = SolveMethod::swap;
+  else
+    return false;
   return true;
 }
 
 const char* solve_method_name(SolveMethod method) {
   switch (method) {
-    case SolveMethod::qs4: return "qs4";
-    case SolveMethod::qs4_plain: return "qs4-plain";
-    case SolveMethod::minconflict: return "minconflict";
-    case SolveMethod::swap: return "swap";
+    case SolveMethod::qs4:
+      return "qs4";
+    case SolveMethod::qs4_plain:
+      return "qs4-plain";
+    case SolveMethod::minconflict:
+      return "minconflict";
+    case SolveMethod::swap:
+      return "swap";
   }
   return "?";
 }
 
 namespace {
 
-using detail::AttemptOutcome;
 using detail::AttemptOptions;
+using detail::AttemptOutcome;
 using detail::AttemptStats;
 using detail::StopSignal;
 
@@ -96,10 +105,14 @@ struct Race {
     AttemptOptions o{n, seed, config.modular, split_startup, std::uint64_t(config.max_tries)};
     AttemptStats stats;
     switch (config.method) {
-      case SolveMethod::qs4: return detail::qs4_attempt(o, rows, stop, stats);
-      case SolveMethod::qs4_plain: return detail::qs4_plain_attempt(o, rows, stop, stats);
-      case SolveMethod::minconflict: return detail::minconflict_attempt(o, rows, stop, stats);
-      case SolveMethod::swap: return detail::swap_attempt(o, rows, stop, stats);
+      case SolveMethod::qs4:
+        return detail::qs4_attempt(o, rows, stop, stats);
+      case SolveMethod::qs4_plain:
+        return detail::qs4_plain_attempt(o, rows, stop, stats);
+      case SolveMethod::minconflict:
+        return detail::minconflict_attempt(o, rows, stop, stats);
+      case SolveMethod::swap:
+        return detail::swap_attempt(o, rows, stop, stats);
     }
     return AttemptOutcome::failed;
   }
@@ -140,9 +153,8 @@ struct Race {
     while (static_cast<int>(found.size()) < wanted) {
       std::vector<Permutation> rows(round);
       std::vector<AttemptOutcome> outcome(round, AttemptOutcome::failed);
-      tbb::parallel_for(std::uint64_t{0}, round, [&](std::uint64_t r) {
-        outcome[r] = attempt(next + r, rows[r], nullptr);
-      });
+      tbb::parallel_for(std::uint64_t{0}, round,
+                        [&](std::uint64_t r) { outcome[r] = attempt(next + r, rows[r], nullptr); });
       for (std::uint64_t r = 0; r < round && static_cast<int>(found.size()) < wanted; ++r) {
         if (outcome[r] == AttemptOutcome::stopped) return out_of_time_status();
         if (outcome[r] == AttemptOutcome::failed) {
@@ -184,10 +196,10 @@ Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor) {
     return Error{"--max-tries applies to --method swap only"};
   if (config.time_limit_seconds < 0) return Error{"--time-limit must not be negative"};
   if (config.modular && std::gcd(config.n, std::int64_t{6}) != 1)
-    return Error{"--modular needs gcd(n, 6) = 1 (n not divisible by 2 or 3): a modular "
-                 "(toroidal) solution exists for no other n; n = " +
-                 std::to_string(config.n) + " is divisible by " +
-                 (config.n % 2 == 0 ? "2" : "3")};
+    return Error{
+        "--modular needs gcd(n, 6) = 1 (n not divisible by 2 or 3): a modular "
+        "(toroidal) solution exists for no other n; n = " +
+        std::to_string(config.n) + " is divisible by " + (config.n % 2 == 0 ? "2" : "3")};
 
   SolveResult result;
   result.n = config.n;
@@ -198,13 +210,20 @@ Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor) {
 
   if (n == 2 || n == 3) {
     result.status = SolveStatus::no_solution;
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
   }
 
   const bool split = config.method == SolveMethod::qs4 && n >= kSplitStartupFrom;
-  Race race{config, n, split ? 1 : result.threads, split, monitor ? &monitor->cancel : nullptr,
-            config.time_limit_seconds > 0, {}, {}};
+  Race race{config,
+            n,
+            split ? 1 : result.threads,
+            split,
+            monitor ? &monitor->cancel : nullptr,
+            config.time_limit_seconds > 0,
+            {},
+            {}};
   if (race.has_deadline)
     race.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                 std::chrono::duration<double>(config.time_limit_seconds));
@@ -223,15 +242,15 @@ Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor) {
       } else {
         result.restarts = k;
         result.status = SolveStatus::found;
-        if (config.modular) result.modular_route = race.modular_by_construction(k) ? "construction" : "search";
+        if (config.modular)
+          result.modular_route = race.modular_by_construction(k) ? "construction" : "search";
         found.push_back(std::move(best));
       }
     } else {
       result.status = race.many(config.solutions, found, result.restarts);
       if (config.modular)
-        result.modular_route = race.modular_by_construction(race.last_accepted)
-                                   ? "construction"
-                                   : "search";
+        result.modular_route =
+            race.modular_by_construction(race.last_accepted) ? "construction" : "search";
     }
     result.verified = true;
     for (const Permutation& p : found)

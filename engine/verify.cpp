@@ -69,8 +69,7 @@ Clash scan_part(const std::uint32_t* rows, std::size_t n, bool modular, std::uin
 
 }  // namespace
 
-bool verify_solution(const std::uint32_t* rows, std::size_t n, bool modular,
-                     std::string* problem) {
+bool verify_solution(const std::uint32_t* rows, std::size_t n, bool modular, std::string* problem) {
   if (n == 0) {
     if (problem) *problem = "empty board";
     return false;
@@ -86,30 +85,35 @@ bool verify_solution(const std::uint32_t* rows, std::size_t n, bool modular,
   std::vector<Clash> found(parts);
   auto run = [&](std::size_t p) {
     std::uint64_t* base = bits.data() + 3 * words * p;
-    found[p] = scan_part(rows, n, modular, p * span, (p + 1) * span, base, base + words,
-                         base + 2 * words);
+    found[p] =
+        scan_part(rows, n, modular, p * span, (p + 1) * span, base, base + words, base + 2 * words);
   };
   if (parts == 1)
     run(0);
   else
     tbb::parallel_for(std::size_t{0}, parts, run);
-  const Clash first = *std::min_element(found.begin(), found.end(), [](auto& a, auto& b) {
-    return a.column < b.column;
-  });
+  const Clash first = *std::min_element(found.begin(), found.end(),
+                                        [](auto& a, auto& b) { return a.column < b.column; });
   if (first.kind == 0) return true;
   if (problem) {
     const std::string col = "column " + std::to_string(first.column + 1);
     switch (first.kind) {
-      case 1: *problem = col + ": row " + std::to_string(rows[first.column] + 1ULL) +
-                         " is outside 1.." + std::to_string(n); break;
-      case 2: *problem = col + ": row " + std::to_string(rows[first.column] + 1ULL) +
-                         " is used twice"; break;
-      case 3: *problem = col + ": a queen on the same " +
-                         (modular ? std::string("wrapped ") : std::string()) +
-                         "anti-diagonal comes earlier"; break;
-      default: *problem = col + ": a queen on the same " +
-                          (modular ? std::string("wrapped ") : std::string()) +
-                          "diagonal comes earlier"; break;
+      case 1:
+        *problem = col + ": row " + std::to_string(rows[first.column] + 1ULL) + " is outside 1.." +
+                   std::to_string(n);
+        break;
+      case 2:
+        *problem = col + ": row " + std::to_string(rows[first.column] + 1ULL) + " is used twice";
+        break;
+      case 3:
+        *problem = col + ": a queen on the same " +
+                   (modular ? std::string("wrapped ") : std::string()) +
+                   "anti-diagonal comes earlier";
+        break;
+      default:
+        *problem = col + ": a queen on the same " +
+                   (modular ? std::string("wrapped ") : std::string()) + "diagonal comes earlier";
+        break;
     }
   }
   return false;

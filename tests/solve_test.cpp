@@ -1,6 +1,9 @@
 // The solver (engine/solve.*, engine/qs4.cpp) and the verifier (engine/verify.*). Every
 // solution is checked here by an independent counter-based check, not by the verifier alone.
+#include "solve.hpp"
+
 #include <gtest/gtest.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <numeric>
@@ -8,10 +11,7 @@
 #include <set>
 #include <vector>
 
-#include <tbb/task_arena.h>
-
 #include "local_search.hpp"
-#include "solve.hpp"
 #include "verify.hpp"
 
 namespace {
@@ -53,8 +53,8 @@ SolveConfig config(std::int64_t n, SolveMethod m = SolveMethod::qs4, std::uint64
 }
 
 TEST(Solve, EveryMethodReturnsVerifiedSolutionsFor4To300) {
-  for (SolveMethod m : {SolveMethod::qs4, SolveMethod::qs4_plain, SolveMethod::minconflict,
-                        SolveMethod::swap})
+  for (SolveMethod m :
+       {SolveMethod::qs4, SolveMethod::qs4_plain, SolveMethod::minconflict, SolveMethod::swap})
     for (std::uint64_t seed : {1u, 2u, 3u})
       for (int n = 4; n <= 300; ++n) {
         const auto r = run(config(n, m, seed));
@@ -202,9 +202,15 @@ TEST(Verify, AcceptsSolutionsAndRejectsCorruptedOnes) {
     Permutation bad = good;
     const std::size_t i = rng() % bad.size(), j = rng() % bad.size();
     switch (trial % 3) {
-      case 0: std::swap(bad[i], bad[j]); break;     // a permutation, usually attacked
-      case 1: bad[i] = bad[j]; break;               // a repeated row (unless i == j)
-      default: bad[i] = static_cast<std::uint32_t>(rng() % 600); break;  // maybe out of range
+      case 0:
+        std::swap(bad[i], bad[j]);
+        break;  // a permutation, usually attacked
+      case 1:
+        bad[i] = bad[j];
+        break;  // a repeated row (unless i == j)
+      default:
+        bad[i] = static_cast<std::uint32_t>(rng() % 600);
+        break;  // maybe out of range
     }
     std::string why;
     const bool ok = nq::verify_solution(bad.data(), bad.size(), false, &why);
@@ -241,8 +247,10 @@ TEST(Verify, RejectsCorruptionAtLargeNOnTheParallelPath) {
       Permutation bad = p;
       const std::size_t i = rng() % n, j = rng() % n;
       if (i == j) continue;
-      if (trial % 2) bad[i] = bad[j];
-      else std::swap(bad[i], bad[j]);
+      if (trial % 2)
+        bad[i] = bad[j];
+      else
+        std::swap(bad[i], bad[j]);
       EXPECT_EQ(nq::verify_solution(bad.data(), n), is_solution(bad)) << trial;
       EXPECT_FALSE(nq::verify_solution(bad.data(), n)) << trial;
     }
