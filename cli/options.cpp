@@ -6,9 +6,8 @@ namespace nq::cli {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands{
-      {"count",
-       "Count all solutions (total) and the D4 orbits (unique) of the n-queens problem. "
-       "This is the default command: 'nqcount --n 12' counts."},
+      {"count", "Count all solutions (total) and the D4 orbits (unique) of the n-queens problem. "
+                "This is the default command: 'nqcount --n 12' counts."},
       {"solve",
        "Find one (or --solutions K distinct) n-queens solutions for large n by local "
        "search (QS4, Sosic & Gu), verified before they are printed."},
@@ -20,13 +19,7 @@ const std::vector<Command>& commands() {
 std::vector<OptionRow> option_table(Args& a) {
   const long long max_threads = 1 << 16;
   return {
-      {"count",
-       "-n,--n",
-       &a.count.n,
-       "board size",
-       std::pair{1LL, (long long)kMaxCountN},
-       {},
-       true},
+      {"count", "-n,--n", &a.count.n, "board size", std::pair{1LL, (long long)kMaxCountN}, {}, true},
       {"count", "-t,--threads", &a.count.threads,
        "worker threads (default: every hardware thread; more is allowed, with a warning)",
        std::pair{1LL, max_threads}},
@@ -36,16 +29,12 @@ std::vector<OptionRow> option_table(Args& a) {
       {"count", "--progress", &a.count.progress,
        "show progress on stderr even when it is not a terminal"},
       {"count", "--no-progress", &a.count.no_progress, "never show progress"},
-      {"count",
-       "--kernel",
-       &a.count.kernel,
+      {"count", "--kernel", &a.count.kernel,
        "counting kernel: auto (the fastest this CPU runs), scalar, or reference (the classic "
        "one-queen-per-row search with mirror halving, unique by Burnside)",
-       std::nullopt,
-       {"auto", "scalar", "reference"}},
+       std::nullopt, {"auto", "scalar", "reference"}},
       {"count", "--split-depth", &a.count.split_rows,
-       "top rows fixed to split each canonical class into more, smaller subproblems (default: by "
-       "n)",
+       "top rows fixed to split each canonical class into more, smaller subproblems (default: by n)",
        std::pair{0LL, 6LL}},
       {"solve", "-n,--n", &a.solve.n, "board size (mutually exclusive with --batch)",
        std::pair{1LL, 2'000'000'000LL}},
