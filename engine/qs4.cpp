@@ -77,11 +77,12 @@ namespace {
 
 constexpr std::uint32_t kBlockSize = 512;  // columns (and rows) per start-up block
 constexpr std::uint32_t kBlockedFrom = 4 * kBlockSize;
-constexpr std::uint32_t kBlocksPerTile = 32;   // row blocks a tile draws from
-constexpr int kTryBatch = 4;                   // candidates tried together
-constexpr int kTriesPerColumn = 32;            // inside a tile
-constexpr int kLeftoverTriesPerColumn = 1024;  // the global pass over the leftovers
-constexpr std::uint64_t kPollEvery = 4096;     // steps between StopSignal polls
+constexpr std::uint32_t kBlocksPerTile = 32;  // row blocks a tile draws from
+constexpr int kTryBatch = 4;                  // candidates tried together
+constexpr int kTriesPerColumn = 32;           // inside a tile
+constexpr int kLeftoverBatch = 8;
+constexpr int kLeftoverTriesPerColumn = 256;  // the global pass over the leftovers
+constexpr std::uint64_t kPollEvery = 4096;    // steps between StopSignal polls
 
 // Diagonal indices. Both directions live in one index space: "sum" diagonals (i + row) in
 // [0, span) and "difference" diagonals (i - row + n - 1) in [span, 2 span), span a multiple of
@@ -455,20 +456,38 @@ AttemptOutcome qs4_attempt(const AttemptOptions& o, Permutation& rows, const Sto
   const std::uint32_t total = static_cast<std::uint32_t>(pool.size());
   std::uint32_t placed = 0;
   std::uint64_t* bits = counts.bits.data();
-  for (std::uint32_t c : cols) {
+  // These tries are random probes into the whole board (the pool and both bitsets), so they
+  // go in batches of kLeftoverBatch independent candidates, prefetched before they are read:
+  // the cache misses of a batch overlap instead of following one another.
+  for (std::size_t k = 0; k < cols.size(); ++k) {
+    if (k % kPollEvery == kPollEvery - 1 && stop.should_stop()) return AttemptOutcome::stopped;
+    const std::uint32_t c = cols[k];
     bool ok = false;
-    for (int t = 0; t < kLeftoverTriesPerColumn && placed < total; ++t) {
-      const std::uint32_t j = placed + rng.below(total - placed);
-      const std::uint32_t row = pool[j];
-      const std::uint64_t s = board.sum(c, row), d = board.diff(c, row);
-      if (test_bit(bits, s) || test_bit(bits, d)) continue;
-      set_bit(bits, s);
-      set_bit(bits, d);
-      pool[j] = pool[placed];
-      pool[placed++] = row;
-      rows[c] = row;
-      ok = true;
-      break;
+    for (int round = 0; round < kLeftoverTriesPerColumn / kLeftoverBatch && !ok; ++round) {
+      if (placed == total) break;
+      std::uint32_t j[kLeftoverBatch], row[kLeftoverBatch];
+      std::uint64_t sum[kLeftoverBatch], diff[kLeftoverBatch];
+      for (int q = 0; q < kLeftoverBatch; ++q) {
+        j[q] = placed + rng.below(total - placed);
+        __builtin_prefetch(&pool[j[q]]);
+      }
+      for (int q = 0; q < kLeftoverBatch; ++q) {
+        row[q] = pool[j[q]];
+        sum[q] = board.sum(c, row[q]);
+        diff[q] = board.diff(c, row[q]);
+        __builtin_prefetch(&bits[sum[q] >> 6]);
+        __builtin_prefetch(&bits[diff[q] >> 6]);
+      }
+      for (int q = 0; q < kLeftoverBatch; ++q) {
+        if (test_bit(bits, sum[q]) || test_bit(bits, diff[q])) continue;
+        set_bit(bits, sum[q]);
+        set_bit(bits, diff[q]);
+        pool[j[q]] = pool[placed];
+        pool[placed++] = row[q];
+        rows[c] = row[q];
+        ok = true;
+        break;
+      }
     }
     if (!ok) last.push_back(c);
   }

@@ -24,7 +24,7 @@
 #include <limits>
 #include <mutex>
 #include <numeric>
-#include <set>
+#include <unordered_map>
 
 #include "local_search.hpp"
 #include "verify.hpp"
@@ -147,7 +147,14 @@ struct Race {
 
   // K distinct solutions: rounds of attempts in index order, duplicates skipped in order.
   SolveStatus many(int wanted, std::vector<Permutation>& found, std::uint64_t& restarts) {
-    std::set<std::vector<std::uint32_t>> seen;
+    // Solutions are told apart by a 64-bit hash, then compared in full on a hash match: at
+    // large n a set of copies would double the memory.
+    std::unordered_multimap<std::uint64_t, std::size_t> seen;
+    auto fingerprint = [](const Permutation& p) {
+      std::uint64_t h = p.size();
+      for (std::uint32_t v : p) h = (h ^ v) * 0x100000001b3ULL;
+      return h;
+    };
     std::uint64_t next = 0, duplicates_in_a_row = 0;
     const std::uint64_t round = static_cast<std::uint64_t>(workers);
     while (static_cast<int>(found.size()) < wanted) {
@@ -161,8 +168,12 @@ struct Race {
           ++restarts;
           continue;
         }
-        std::vector<std::uint32_t> key(rows[r].begin(), rows[r].end());
-        if (seen.insert(std::move(key)).second) {
+        const std::uint64_t key = fingerprint(rows[r]);
+        const auto [from, to] = seen.equal_range(key);
+        const bool repeated = std::any_of(
+            from, to, [&](const auto& entry) { return found[entry.second] == rows[r]; });
+        if (!repeated) {
+          seen.emplace(key, found.size());
           found.push_back(std::move(rows[r]));
           last_accepted = next + r;
           duplicates_in_a_row = 0;
