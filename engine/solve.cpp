@@ -14,7 +14,6 @@
 // start-up instead (qs4 only; the other methods are for comparison at small n).
 #include "solve.hpp"
 
-#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
