@@ -12,5 +12,6 @@ int run_orbit(const OrbitArgs& args);
 int run_edit(const EditArgs& args);
 int run_orbits(const OrbitsArgs& args);
 int run_list(const ListArgs& args);
+int run_solve(const SolveArgs& args);
 
 }  // namespace nq::cli

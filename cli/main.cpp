@@ -67,5 +67,6 @@ int main(int argc, char** argv) {
   if (subs["edit"]->parsed()) return nq::cli::run_edit(args.edit);
   if (subs["orbits"]->parsed()) return nq::cli::run_orbits(args.orbits);
   if (subs["list"]->parsed()) return nq::cli::run_list(args.list);
+  if (subs["solve"]->parsed()) return nq::cli::run_solve(args.solve);
   return 2;
 }

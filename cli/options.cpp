@@ -16,6 +16,9 @@ const std::vector<Command>& commands() {
       {"count",
        "Count all solutions (total) and the D4 orbits (unique) of the n-queens problem. "
        "This is the default command: 'nqcount --n 12' counts."},
+      {"solve",
+       "Find one (or --solutions K distinct) n-queens solutions for large n by local "
+       "search (QS4, Sosic & Gu), verified before they are printed."},
       {"table", "Print the known values of Q(n) and unique(n) (n = 1..27) that --verify checks."},
       {"orbit", "Show a permutation's eight images po1..po8 under D4, its canonical form, orbit "
                 "size, symmetry and orbit signature (SPEC 2, 3.6)."},
@@ -74,6 +77,50 @@ std::vector<OptionRow> option_table(Args& a) {
       {"count", "--checkpoint-every", &a.count.checkpoint_every,
        "seconds between flushes (fsync) of the checkpoint journal (default 30)",
        std::pair{1LL, 86400LL}},
+      {"solve", "-n,--n", &a.solve.n, "board size (mutually exclusive with --batch)",
+       std::pair{1LL, 2'000'000'000LL}},
+      {"solve", "-t,--threads", &a.solve.threads,
+       "worker threads: parallel restarts at small n, a split start-up at large n "
+       "(default: every hardware thread)",
+       std::pair{1LL, max_threads}},
+      {"solve", "--seed", &a.solve.seed,
+       "random seed; a seed gives the same solution at any thread count (default: drawn, and "
+       "reported by --json)",
+       std::pair{0LL, 9'223'372'036'854'775'807LL}},
+      {"solve",
+       "--method",
+       &a.solve.method,
+       "qs4 (default), qs4-plain (the single-threaded textbook QS4, the benchmark baseline), "
+       "minconflict (random attacked-queen swaps with restarts), swap (random-pair swap hill "
+       "climbing, restarted after --max-tries failed tries)",
+       std::nullopt,
+       {"qs4", "qs4-plain", "minconflict", "swap"}},
+      {"solve", "--solutions", &a.solve.solutions, "how many distinct solutions (default 1)",
+       std::pair{1LL, 1'000'000LL}},
+      {"solve", "--modular", &a.solve.modular,
+       "a modular (toroidal) solution: every cyclic column shift is again a solution; needs "
+       "gcd(n, 6) = 1"},
+      {"solve",
+       "--format",
+       &a.solve.format,
+       "perm (1-based rows on one line), board (ASCII, n <= 200), json, matrix (the Q-matrix "
+       "as a MatrixMarket coordinate pattern)",
+       std::nullopt,
+       {"perm", "board", "json", "matrix"}},
+      {"solve", "-o,--output", &a.solve.output,
+       "write the solution(s) to FILE, atomically; needed above n = 10000 ('-' forces stdout)"},
+      {"solve", "--json", &a.solve.json,
+       "print the run record (n, method, seed, threads, restarts, seconds, verified; the "
+       "solution too for n <= 10000) as one JSON object on stdout"},
+      {"solve", "--max-tries", &a.solve.max_tries,
+       "--method swap: consecutive failed swaps before a restart (default n^2, at most 10^7, "
+       "at least 3n)",
+       std::pair{1LL, 9'223'372'036'854'775'807LL}},
+      {"solve", "--time-limit", &a.solve.time_limit,
+       "give up after SEC seconds (exit 1); 0: no limit"},
+      {"solve", "--batch", &a.solve.batch,
+       "read one n per line from FILE (blank lines and # comments allowed) and write one "
+       "solution line per n, in order"},
       {"table", "-n,--n", &a.table.n, "print only this n", std::pair{1LL, 27LL}},
       {"table", "--json", &a.table.json, "print the table as JSON"},
       {"orbit", "-p,--perm", &a.orbit.perm,

@@ -61,6 +61,21 @@ struct ListArgs {
   int limit = 0;  // 0: every solution
 };
 
+struct SolveArgs {
+  int n = 0;
+  int threads = 0;      // 0: every hardware thread
+  long long seed = -1;  // -1: not given, draw one (the run record reports it)
+  std::string method = "qs4";
+  int solutions = 1;
+  bool modular = false;
+  std::string format = "perm";
+  std::string output;  // empty: stdout (small n only); "-": stdout whatever n
+  bool json = false;
+  long long max_tries = 0;
+  double time_limit = 0;
+  std::string batch;
+};
+
 struct Args {
   CountArgs count;
   TableArgs table;
@@ -68,6 +83,7 @@ struct Args {
   EditArgs edit;
   OrbitsArgs orbits;
   ListArgs list;
+  SolveArgs solve;
 };
 
 struct Command {
@@ -78,7 +94,7 @@ struct Command {
 struct OptionRow {
   const char* command;  // which command it belongs to
   const char* flags;    // CLI11 flag spelling, e.g. "-n,--n"
-  std::variant<int*, bool*, std::string*> target;
+  std::variant<int*, bool*, std::string*, long long*, double*> target;
   const char* help;
   std::optional<std::pair<long long, long long>> range;  // inclusive bounds for numbers
   std::vector<std::string> choices;                      // allowed words for strings

@@ -1,0 +1,428 @@
+// `nqcount solve`: validate, call the engine, write the solutions. Everything the user can get
+// wrong is checked before the search starts, so a bad option never costs a long run and never
+// leaves a partial file.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "output.hpp"
+#include "solve.hpp"
+
+namespace nq::cli {
+namespace {
+
+// Above this n a solution goes to a file (--output FILE) unless the user insists (--output -).
+constexpr long long kStdoutMaxN = 10000;
+constexpr long long kBoardMaxN = 200;
+constexpr long long kRecordSolutionMaxN = 10000;  // --json includes the solution up to here
+
+std::atomic<bool>* g_cancel = nullptr;
+volatile std::sig_atomic_t g_signal = 0;
+
+extern "C" void on_solve_signal(int sig) {
+  if (g_signal != 0) _exit(128 + sig);
+  g_signal = sig;
+  if (g_cancel) g_cancel->store(true, std::memory_order_relaxed);
+}
+
+struct SignalScope {
+  explicit SignalScope(Monitor& m) {
+    g_cancel = &m.cancel;
+    std::signal(SIGINT, on_solve_signal);
+    std::signal(SIGTERM, on_solve_signal);
+  }
+  ~SignalScope() {
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    g_cancel = nullptr;
+  }
+};
+
+// Where the solutions go: stdout, or a file written under a temporary name in the same folder
+// and renamed over FILE only once everything is written (an interrupted run leaves nothing).
+class Sink {
+ public:
+  // Opens the temporary file at once, so an unwritable path is reported before the search.
+  bool open(const std::string& path, std::string& error) {
+    if (path.empty() || path == "-") {
+      file_ = stdout;
+      return true;
+    }
+    path_ = path;
+    temp_ = path + ".tmp.XXXXXX";
+    const int fd = mkstemp(temp_.data());
+    if (fd < 0 || !(file_ = fdopen(fd, "w"))) {
+      if (fd >= 0) ::close(fd);
+      temp_.clear();
+      error = "cannot write --output '" + path + "': " + std::strerror(errno);
+      return false;
+    }
+    ::fchmod(fd, 0644);
+    return true;
+  }
+  ~Sink() {
+    if (!temp_.empty()) {
+      if (file_) std::fclose(file_);
+      std::remove(temp_.c_str());
+    }
+  }
+  FILE* file() const { return file_; }
+  bool is_stdout() const { return file_ == stdout; }
+  bool commit(std::string& error) {
+    if (temp_.empty()) return std::fflush(file_) == 0;
+    const bool ok = std::fflush(file_) == 0 && fsync(fileno(file_)) == 0;
+    std::fclose(file_);
+    file_ = nullptr;
+    if (!ok || std::rename(temp_.c_str(), path_.c_str()) != 0) {
+      error = "cannot write --output '" + path_ + "': " + std::strerror(errno);
+      return false;
+    }
+    temp_.clear();
+    return true;
+  }
+
+ private:
+  FILE* file_ = nullptr;
+  std::string path_, temp_;
+};
+
+// Text of many numbers, formatted a megabyte at a time (n = 10^9 is about 10 GB of text).
+class NumberWriter {
+ public:
+  explicit NumberWriter(FILE* f) : file_(f) { buffer_.resize(kSize + 64); }
+  ~NumberWriter() { flush(); }
+  void number(std::uint64_t v) {
+    if (used_ + 24 > kSize) flush();
+    used_ = static_cast<std::size_t>(
+        std::to_chars(buffer_.data() + used_, buffer_.data() + used_ + 24, v).ptr - buffer_.data());
+  }
+  void text(const char* s) {
+    for (; *s; ++s) {
+      if (used_ + 1 > kSize) flush();
+      buffer_[used_++] = *s;
+    }
+  }
+  void flush() {
+    if (used_) std::fwrite(buffer_.data(), 1, used_, file_);
+    used_ = 0;
+  }
+
+ private:
+  static constexpr std::size_t kSize = std::size_t{1} << 20;
+  FILE* file_;
+  std::vector<char> buffer_;
+  std::size_t used_ = 0;
+};
+
+void write_perm(NumberWriter& w, const Permutation& p) {
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (i) w.text(" ");
+    w.number(p[i] + 1ULL);
+  }
+  w.text("\n");
+}
+
+void write_json_array(NumberWriter& w, const Permutation& p) {
+  w.text("[");
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (i) w.text(",");
+    w.number(p[i] + 1ULL);
+  }
+  w.text("]");
+}
+
+void write_solutions(FILE* f, const std::string& format, const SolveResult& r, bool many) {
+  NumberWriter w(f);
+  if (format == "perm") {
+    for (const auto& p : r.solutions) write_perm(w, p);
+  } else if (format == "board") {
+    for (std::size_t k = 0; k < r.solutions.size(); ++k) {
+      const auto& p = r.solutions[k];
+      if (k) w.text("\n");
+      std::string line(p.size(), '.');
+      // Row 1 on top; the queen of column i sits in row p[i].
+      std::vector<std::uint32_t> column_of_row(p.size());
+      for (std::size_t i = 0; i < p.size(); ++i)
+        column_of_row[p[i]] = static_cast<std::uint32_t>(i);
+      for (std::size_t row = 0; row < p.size(); ++row) {
+        std::fill(line.begin(), line.end(), '.');
+        line[column_of_row[row]] = 'Q';
+        w.text(line.c_str());
+        w.text("\n");
+      }
+    }
+  } else if (format == "json") {
+    w.text("{\"n\":");
+    w.number(static_cast<std::uint64_t>(r.n));
+    if (many) {
+      w.text(",\"solutions\":[");
+      for (std::size_t k = 0; k < r.solutions.size(); ++k) {
+        if (k) w.text(",");
+        write_json_array(w, r.solutions[k]);
+      }
+      w.text("]}\n");
+    } else {
+      w.text(",\"solution\":");
+      write_json_array(w, r.solutions.front());
+      w.text("}\n");
+    }
+  } else {  // matrix: the Q-matrix, entry (row p_i, column i), MatrixMarket coordinate pattern
+    const auto& p = r.solutions.front();
+    w.text("%%MatrixMarket matrix coordinate pattern general\n");
+    w.text(r.modular_route.empty() ? "% n-queens solution (Q-matrix): row p(i), column i\n"
+                                   : "% modular n-queens solution (Q-matrix): row p(i), column i; "
+                                     "every cyclic column shift is again a solution\n");
+    for (int k = 0; k < 3; ++k) {
+      w.number(static_cast<std::uint64_t>(r.n));
+      w.text(k < 2 ? " " : "\n");
+    }
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      w.number(p[i] + 1ULL);
+      w.text(" ");
+      w.number(i + 1ULL);
+      w.text("\n");
+    }
+  }
+}
+
+nlohmann::json record(const SolveResult& r, bool with_solution, const std::string& output) {
+  nlohmann::json j;
+  j["n"] = r.n;
+  j["method"] = solve_method_name(r.method);
+  j["seed"] = r.seed;
+  j["threads"] = r.threads;
+  j["restarts"] = r.restarts;
+  j["seconds"] = r.seconds;
+  j["verified"] = r.verified;
+  if (!r.modular_route.empty()) j["modular"] = r.modular_route;
+  if (with_solution) {
+    auto array = [](const Permutation& p) {
+      nlohmann::json a = nlohmann::json::array();
+      for (std::uint32_t v : p) a.push_back(v + 1ULL);
+      return a;
+    };
+    if (r.solutions.size() == 1) {
+      j["solution"] = array(r.solutions.front());
+    } else {
+      j["solutions"] = nlohmann::json::array();
+      for (const auto& p : r.solutions) j["solutions"].push_back(array(p));
+    }
+  }
+  if (!output.empty() && output != "-") j["output"] = output;
+  return j;
+}
+
+std::uint64_t draw_seed() {
+  std::random_device device;
+  const std::uint64_t hi = device(), lo = device();
+  return ((hi << 32) | lo) & 0x7fffffffffffffffULL;
+}
+
+// Reads the --batch file: one n per line, blank lines and # comments allowed.
+bool read_batch(const std::string& path, std::vector<long long>& sizes, std::string& error) {
+  std::ifstream in(path);
+  if (!in) {
+    error = "cannot read --batch '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  std::string line;
+  for (long long number = 1; std::getline(in, line); ++number) {
+    std::string text = line.substr(0, line.find('#'));
+    const auto first = text.find_first_not_of(" \t\r");
+    if (first == std::string::npos) continue;
+    text = text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
+    long long n = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc{} || end != text.data() + text.size() || n < 1 || n > kMaxSolveN) {
+      error = path + ":" + std::to_string(number) + ": '" + text +
+              "' is not a board size; expected one integer in 1.." + std::to_string(kMaxSolveN) +
+              " per line";
+      return false;
+    }
+    sizes.push_back(n);
+  }
+  if (sizes.empty()) {
+    error = "--batch '" + path + "' holds no board size";
+    return false;
+  }
+  return true;
+}
+
+std::string seconds_text(double s) {
+  std::ostringstream o;
+  o << s;
+  return o.str();
+}
+
+// The exit status and message for a run that did not find what was asked.
+int report_failure(const SolveResult& r, const SolveConfig& c, const std::string& where) {
+  switch (r.status) {
+    case SolveStatus::found:
+      break;
+    case SolveStatus::no_solution:
+      std::cerr << "nqcount: " << where << "n = " << r.n << " has no solution\n";
+      return 1;
+    case SolveStatus::time_limit:
+      std::cerr << "nqcount: " << where << "time limit of " << seconds_text(c.time_limit_seconds)
+                << " s reached before "
+                << (c.solutions > 1 ? "all solutions were" : "a solution was")
+                << " found (n = " << r.n << "); nothing written\n";
+      return 1;
+    case SolveStatus::exhausted:
+      std::cerr << "nqcount: " << where << "found only " << r.solutions.size()
+                << " distinct solutions for n = " << r.n << " (asked for " << c.solutions
+                << "); the search stopped finding new ones; nothing written\n";
+      return 1;
+    case SolveStatus::cancelled:
+      std::cerr << "nqcount: interrupted; nothing written\n";
+      return 128 + (g_signal ? g_signal : SIGINT);
+  }
+  if (!r.verified) {
+    std::cerr << "nqcount: " << where << "internal error: a solution for n = " << r.n
+              << " failed verification; nothing written\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_solve(const SolveArgs& args) {
+  const bool batch = !args.batch.empty();
+  if (batch == (args.n != 0)) {
+    print_error(batch ? "give either --n or --batch, not both"
+                      : "solve needs --n N (or --batch FILE)");
+    return 2;
+  }
+  SolveConfig config;
+  parse_solve_method(args.method, config.method);  // the option table allows only known names
+  config.seed = args.seed >= 0 ? static_cast<std::uint64_t>(args.seed) : draw_seed();
+  config.threads = args.threads;
+  config.solutions = args.solutions;
+  config.modular = args.modular;
+  config.max_tries = args.max_tries;
+  config.time_limit_seconds = args.time_limit;
+  if (!(args.time_limit >= 0) || args.time_limit > 1e9) {
+    print_error("--time-limit " + seconds_text(args.time_limit) +
+                " is out of range; give seconds in 0..1e9 (0: no limit)");
+    return 2;
+  }
+  if (args.max_tries > 0 && config.method != SolveMethod::swap) {
+    print_error("--max-tries applies to --method swap only");
+    return 2;
+  }
+
+  std::vector<long long> sizes;
+  std::string error;
+  if (batch) {
+    if (!read_batch(args.batch, sizes, error)) {
+      print_error(error);
+      return 2;
+    }
+    if (args.format != "perm" || args.solutions != 1) {
+      print_error(
+          "--batch writes one solution line per n: use it with --format perm and "
+          "without --solutions");
+      return 2;
+    }
+  } else {
+    sizes.push_back(args.n);
+  }
+  const long long largest = *std::max_element(sizes.begin(), sizes.end());
+  if (args.format == "board" && largest > kBoardMaxN) {
+    print_error("--format board draws at most n = " + std::to_string(kBoardMaxN) +
+                " (n = " + std::to_string(largest) + "); use perm, json or matrix");
+    return 2;
+  }
+  if (args.format == "matrix" && args.solutions > 1) {
+    print_error("--format matrix holds one solution; drop --solutions or use perm or json");
+    return 2;
+  }
+  if (args.output.empty() && largest > kStdoutMaxN) {
+    print_error("n = " + std::to_string(largest) + " is above " + std::to_string(kStdoutMaxN) +
+                ": give --output FILE for the solution (or --output - to send it to stdout)");
+    return 2;
+  }
+  if (config.modular)
+    for (long long n : sizes)
+      if (n % 2 == 0 || n % 3 == 0) {
+        print_error(
+            "--modular needs gcd(n, 6) = 1: no modular (toroidal) solution exists for n "
+            "divisible by 2 or 3, such as n = " +
+            std::to_string(n));
+        return 2;
+      }
+  Sink sink;
+  if (!sink.open(args.output, error)) {
+    print_error(error);
+    return 2;
+  }
+  const bool json_to_stdout = args.json;
+  // With --json and no --output, stdout carries the record (which holds the solution).
+  const bool write_formatted = !(args.json && args.output.empty());
+
+  Monitor monitor;
+  SignalScope signals(monitor);
+  std::vector<SolveResult> results;
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    config.n = sizes[k];
+    Expected<SolveResult> out = solve(config, &monitor);
+    if (!out.ok()) {
+      print_error((batch ? args.batch + ": n = " + std::to_string(sizes[k]) + ": " : "") +
+                  out.error().message);
+      return 2;
+    }
+    const std::string where = batch ? args.batch + ": n = " + std::to_string(sizes[k]) + ": " : "";
+    if (const int status = report_failure(*out, config, where); status != 0) {
+      if (args.json && !batch) std::cout << record(*out, false, "").dump() << "\n";
+      return status;
+    }
+    results.push_back(std::move(out.value()));
+  }
+
+  if (write_formatted) {
+    if (batch) {
+      NumberWriter w(sink.file());
+      for (const auto& r : results) write_perm(w, r.solutions.front());
+    } else {
+      write_solutions(sink.file(), args.format, results.front(), args.solutions > 1);
+    }
+  }
+  if (!sink.commit(error)) {
+    print_error(error);
+    return 2;
+  }
+  if (json_to_stdout) {
+    const bool inline_solution = true;
+    if (batch) {
+      nlohmann::json all = nlohmann::json::array();
+      for (const auto& r : results)
+        all.push_back(record(r, inline_solution && r.n <= kRecordSolutionMaxN, ""));
+      nlohmann::json j{{"batch", args.batch}, {"runs", all}};
+      if (!args.output.empty() && args.output != "-") j["output"] = args.output;
+      std::cout << j.dump() << "\n";
+    } else {
+      const SolveResult& r = results.front();
+      std::cout << record(r, inline_solution && r.n <= kRecordSolutionMaxN, args.output).dump()
+                << "\n";
+    }
+  }
+  return 0;
+}
+
+}  // namespace nq::cli
