@@ -1,5 +1,6 @@
 // `nqcount count` and `nqcount table`.
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
@@ -49,7 +50,10 @@ int run_count(const CountArgs& args) {
   CountConfig config;
   config.n = args.n;
   config.threads = args.threads;
-  config.kernel = args.kernel;
+  // --kernel wins over NQ_KERNEL; the engine rejects unknown names and kernels this CPU lacks.
+  const char* env_kernel = std::getenv("NQ_KERNEL");
+  const bool kernel_from_env = args.kernel.empty() && env_kernel && *env_kernel;
+  config.kernel = !args.kernel.empty() ? args.kernel : kernel_from_env ? env_kernel : "auto";
   config.split_rows = args.split_rows;
 
   Monitor monitor;
@@ -61,7 +65,7 @@ int run_count(const CountArgs& args) {
     out = count(config, &monitor);
   }
   if (!out.ok()) {
-    print_error(out.error().message);
+    print_error((kernel_from_env ? "NQ_KERNEL: " : "") + out.error().message);
     return 2;
   }
   const CountResult& r = *out;

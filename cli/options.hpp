@@ -19,7 +19,7 @@ struct CountArgs {
   bool verify = false;
   bool progress = false;
   bool no_progress = false;
-  std::string kernel = "auto";
+  std::string kernel;  // empty: not given, use $NQ_KERNEL or "auto"
   int split_rows = -1;
 };
 

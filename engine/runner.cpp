@@ -128,7 +128,8 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
       return Error{"unknown kernel '" + config.kernel + "' (expected one of: " + names + ")"};
     }
     if (!kernel->supported())
-      return Error{"kernel '" + config.kernel + "' needs CPU features this machine lacks"};
+      return Error{"kernel '" + config.kernel + "' cannot run on this CPU (it needs " +
+                   std::string(kernel->needs) + ")"};
   }
 
   const auto start = std::chrono::steady_clock::now();
