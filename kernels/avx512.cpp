@@ -15,6 +15,7 @@
 // (GCC bug 105593, fixed in GCC 13); the warning is about the header, not this code.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq,avx512vpopcntdq")
 

@@ -53,7 +53,7 @@ class LaneSearch {
   void run() {
     for (std::size_t i = 0; i < size_; ++i) out_[i] = Tally{};
     for (int j = 0; j < kAll; ++j) make_idle(j);
-    refill_and_steal();
+    if (!refill_and_steal()) return;  // nothing for the lanes (empty, or all trivial)
     load_registers();
     int checks_to_flush = kFlushEvery;
     for (;;) {
