@@ -120,8 +120,15 @@ struct Lanes4x64 : Lanes256 {
 #undef NQ_KERNEL_NAMESPACE
 
 namespace nq::avx2 {
+// Independent lane groups stepped in turn, so that one group's gather latency hides behind
+// the other's work (measured: see README, "Kernels and SIMD"). -DNQ_LANE_GROUPS=k to retune.
+#ifdef NQ_LANE_GROUPS
+constexpr int kLaneGroups = NQ_LANE_GROUPS;
+#else
+constexpr int kLaneGroups = 2;
+#endif
 void count_raw(const Subproblem* in, Tally* out, std::size_t size) {
-  count_batch<Lanes8x32, Lanes4x64, 2>(in, out, size);
+  count_batch<Lanes8x32, Lanes4x64, kLaneGroups>(in, out, size);
 }
 }  // namespace nq::avx2
 

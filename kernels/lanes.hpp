@@ -85,8 +85,11 @@ class LaneSearch {
     const Reg nc = V::or_(cols_[g], bit);
     const Reg nl = V::shl1(V::or_(ld_[g], bit));
     const Reg nr = V::shr1(V::or_(rd_[g], V::template shl<kOff>(bit)));
-    const Reg below = V::gather(m, V::add(pos, V::set1(T{2 * L})));  // blocked[d + 1]
-    const Reg top = V::gather(m, V::sub(pos, V::set1(T{L})));        // slot[d - 1]
+    // One gather serves both kinds of lane: a lane that places a queen reads blocked[d + 1],
+    // a lane that backtracks reads its stack slot[d - 1]; no lane needs both.
+    const Reg word =
+        V::gather(m, V::select(has, V::add(pos, V::set1(T{2 * L})), V::sub(pos, V::set1(T{L}))));
+    const Reg below = word, top = word;
     const Reg next =
         V::andnot(V::or_(V::or_(nc, nl), V::or_(V::template shr<kOff>(nr), below)), full_[g]);
     const LaneMask at_last = V::eq(pos, last_[g]);

@@ -13,9 +13,8 @@
 
 namespace {
 
-constexpr std::size_t kBatch = 64;  // what the runner hands a kernel
-
-void count_plan(benchmark::State& state, const nq::Kernel* kernel, int n) {
+// `batch`: subproblems per kernel call (the runner hands a kernel at most 64, often fewer).
+void count_plan(benchmark::State& state, const nq::Kernel* kernel, int n, std::size_t batch) {
   if (!kernel->supported()) {
     state.SkipWithError("this CPU cannot run this kernel");
     return;
@@ -25,8 +24,8 @@ void count_plan(benchmark::State& state, const nq::Kernel* kernel, int n) {
   std::vector<nq::Tally> tallies(subs.size());
   std::uint64_t nodes = 0;
   for (auto _ : state) {
-    for (std::size_t b = 0; b < subs.size(); b += kBatch) {
-      const std::size_t m = std::min(kBatch, subs.size() - b);
+    for (std::size_t b = 0; b < subs.size(); b += batch) {
+      const std::size_t m = std::min(batch, subs.size() - b);
       kernel->count(subs.subspan(b, m), std::span(tallies).subspan(b, m));
     }
     for (const nq::Tally& t : tallies) nodes += t.nodes;
@@ -38,11 +37,16 @@ void count_plan(benchmark::State& state, const nq::Kernel* kernel, int n) {
 }
 
 void register_all() {
+  auto add = [](const nq::Kernel& k, int n, std::size_t batch) {
+    const std::string name = "kernel:" + std::string(k.name) + "/n:" + std::to_string(n) +
+                             "/batch:" + std::to_string(batch);
+    benchmark::RegisterBenchmark(name.c_str(), count_plan, &k, n, batch)
+        ->Unit(benchmark::kMillisecond);
+  };
   for (int n : {12, 14, 15, 16})
-    for (const nq::Kernel& k : nq::all_kernels())
-      benchmark::RegisterBenchmark(
-          ("kernel:" + std::string(k.name) + "/n:" + std::to_string(n)).c_str(), count_plan, &k, n)
-          ->Unit(benchmark::kMillisecond);
+    for (const nq::Kernel& k : nq::all_kernels()) add(k, n, 64);
+  for (std::size_t batch : {8, 1024})  // lanes refill from a short queue, or a long one
+    for (const nq::Kernel& k : nq::all_kernels()) add(k, 15, batch);
 }
 
 }  // namespace

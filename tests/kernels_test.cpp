@@ -202,8 +202,8 @@ TEST_P(KernelTest, ForcedKernelIsTheOneThatRan) {
   }
 }
 
-// Slow: whole counts large enough to refill, flush and steal for seconds, including n = 17 on
-// the 64-bit lanes.
+// Slow: whole counts large enough to refill, flush and steal for seconds: n = 16 against the
+// scalar kernel's nodes, n = 17 (the 64-bit lanes) against the table.
 class SlowKernelTest : public KernelTest {};
 
 TEST_P(SlowKernelTest, WholeCountsMatchTheTableAndScalarNodes) {
@@ -211,16 +211,19 @@ TEST_P(SlowKernelTest, WholeCountsMatchTheTableAndScalarNodes) {
     CountConfig c;
     c.n = n;
     c.threads = 2;
-    c.kernel = "scalar";
-    const auto want = count(c);
     c.kernel = GetParam();
     const auto got = count(c);
-    ASSERT_TRUE(want.ok() && got.ok()) << n;
+    ASSERT_TRUE(got.ok()) << n;
     const auto known = known_value(n);
     ASSERT_TRUE(known.has_value());
     EXPECT_TRUE(got->orbits.total == known->total) << n;
     EXPECT_TRUE(got->orbits.unique == known->unique) << n;
-    EXPECT_TRUE(got->nodes == want->nodes) << n;
+    if (n == 16 && GetParam() != "scalar") {
+      c.kernel = "scalar";
+      const auto want = count(c);
+      ASSERT_TRUE(want.ok());
+      EXPECT_TRUE(got->nodes == want->nodes) << n;
+    }
   }
 }
 
