@@ -43,7 +43,7 @@ class LaneSearch {
   static constexpr int kMemWords = (2 * kMaxN + 4) * L;
   static constexpr int kCheckEvery = 8;        // steps between looks at finished lanes
   static constexpr int kFlushEvery = 1 << 18;  // checks between counter flushes (32-bit lanes)
-  static constexpr int kMinStealRows = 4;      // do not steal subtrees shallower than this
+  static constexpr int kMinStealRows = 6;      // do not steal subtrees shallower than this
 
  public:
   // Raw pointers, not spans: no std template is instantiated inside the target region.
@@ -181,24 +181,24 @@ class LaneSearch {
     return true;
   }
 
-  // Lane `thief` takes the untried siblings of busy lane `donor` at the donor's shallowest row
-  // that has any; returns false if no busy lane has a subtree worth taking.
-  bool steal(int thief) {
-    int donor = -1, donor_depth = 0;
-    for (int j = 0; j < kAll; ++j) {
-      if (sub_[j] < 0) continue;
-      const int base = static_cast<int>((s_base_[j] - position(j, 0)) / (2 * L));
-      const int d = depth_of(j), last = static_cast<int>((s_last_[j] - position(j, 0)) / (2 * L));
-      for (int k = base; k <= d && k + kMinStealRows <= last + 1; ++k) {
-        const T untried = k < d ? slot_word(j, k) & (slot_word(j, k) - 1) : s_avail_[j];
-        if (untried == 0) continue;
-        if (donor < 0 || k < donor_depth) donor = j, donor_depth = k;
-        break;
-      }
+  // The shallowest row of busy lane j that still has untried squares and enough rows below
+  // it to be worth a steal; -1 if none.
+  int split_row(int j) {
+    if (sub_[j] < 0) return -1;
+    const int base = static_cast<int>((s_base_[j] - position(j, 0)) / (2 * L));
+    const int d = depth_of(j), last = static_cast<int>((s_last_[j] - position(j, 0)) / (2 * L));
+    for (int k = base; k <= d && k + kMinStealRows <= last + 1; ++k) {
+      const T untried = k < d ? slot_word(j, k) & (slot_word(j, k) - 1) : s_avail_[j];
+      if (untried != 0) return k;
     }
-    if (donor < 0) return false;
+    return -1;
+  }
+
+  // Lane `thief` takes the untried squares of lane `donor` at row k (see split_row): the donor
+  // keeps only the subtree it is in, the thief gets the rest of that row.
+  void steal(int thief, int donor, int k) {
     // The donor's state at row k: undo its queens from row d - 1 up to row k (exact, see top).
-    const int d = depth_of(donor), k = donor_depth;
+    const int d = depth_of(donor);
     T cols = s_cols_[donor], ld = s_ld_[donor], rd = s_rd_[donor];
     for (int r = d - 1; r >= k; --r) {
       const T q = slot_word(donor, r) & (0 - slot_word(donor, r));
@@ -227,7 +227,6 @@ class LaneSearch {
     s_pos_[thief] = s_base_[thief] = position(thief, k);
     s_last_[thief] = position(thief, last);
     s_sol_[thief] = s_nodes_[thief] = 0;
-    return true;
   }
 
   // Retires finished lanes, refills them from the queue, and once the queue is dry lets idle
@@ -241,11 +240,24 @@ class LaneSearch {
     }
     if (busy == 0) return false;
     bool stuck = false;
-    for (int j = 0; j < kAll && !stuck && busy < kAll; ++j)
-      if (sub_[j] < 0) {
-        stuck = !steal(j);
-        busy += !stuck;
+    if (busy < kAll) {
+      // Each idle lane robs the lane with the shallowest split row; rows are found once per
+      // lane and updated only for the two lanes a steal changes.
+      int split[kAll];
+      for (int j = 0; j < kAll; ++j) split[j] = split_row(j);
+      for (int thief = 0; thief < kAll && !stuck; ++thief) {
+        if (sub_[thief] >= 0) continue;
+        int donor = -1;
+        for (int j = 0; j < kAll; ++j)
+          if (split[j] >= 0 && (donor < 0 || split[j] < split[donor])) donor = j;
+        stuck = donor < 0;
+        if (stuck) break;
+        steal(thief, donor, split[donor]);
+        ++busy;
+        split[donor] = split_row(donor);
+        split[thief] = split_row(thief);
       }
+    }
     starving_ = busy < kAll;
     // While nothing is worth stealing, look again less and less often.
     steal_wait_ = stuck ? (steal_wait_ < 1024 ? 2 * steal_wait_ : steal_wait_) : 2;
