@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -18,7 +19,9 @@ struct Outcome {
 };
 
 Outcome nqcount(const std::string& args) {
-  const std::string errfile = ::testing::TempDir() + "nq_cli_err.txt";
+  // One file per test process: ctest -j runs the CLI tests side by side.
+  const std::string errfile =
+      ::testing::TempDir() + "nq_cli_err_" + std::to_string(getpid()) + ".txt";
   const std::string cmd = std::string(NQCOUNT_BIN) + " " + args + " 2>" + errfile;
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
