@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
@@ -55,11 +56,19 @@ int SignalScope::received() {
   return g_signal;
 }
 
+// --kernel wins over NQ_KERNEL; the engine rejects unknown names and kernels this CPU lacks.
+static bool kernel_from_env(const CountArgs& args) {
+  const char* env_kernel = std::getenv("NQ_KERNEL");
+  return args.kernel.empty() && env_kernel && *env_kernel;
+}
+
 CountConfig count_config(const CountArgs& args) {
   CountConfig config;
   config.n = args.n;
   config.threads = args.threads;
-  config.kernel = args.kernel;
+  config.kernel = !args.kernel.empty()   ? args.kernel
+                  : kernel_from_env(args) ? std::getenv("NQ_KERNEL")
+                                          : "auto";
   config.split_rows = args.split_rows;
   return config;
 }
@@ -114,7 +123,7 @@ int run_count(const CountArgs& args) {
   if (journal)
     for (const std::string& w : journal->warnings()) print_warning(w);
   if (!out.ok()) {
-    print_error(out.error().message);
+    print_error((kernel_from_env(args) ? "NQ_KERNEL: " : "") + out.error().message);
     return 2;
   }
   const CountResult& r = *out;

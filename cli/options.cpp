@@ -59,13 +59,11 @@ std::vector<OptionRow> option_table(Args& a) {
       {"count", "--progress", &a.count.progress,
        "show progress on stderr even when it is not a terminal"},
       {"count", "--no-progress", &a.count.no_progress, "never show progress"},
-      {"count",
-       "--kernel",
-       &a.count.kernel,
-       "counting kernel: auto (the fastest this CPU runs), scalar, or reference (the classic "
-       "one-queen-per-row search with mirror halving, unique by Burnside)",
-       std::nullopt,
-       {"auto", "scalar", "reference"}},
+      {"count", "--kernel", &a.count.kernel,
+       "counting kernel: auto (the fastest this CPU runs), avx512 or avx2 (SIMD lanes), scalar, "
+       "or reference (the classic one-queen-per-row search with mirror halving, unique by "
+       "Burnside); default: the environment variable NQ_KERNEL, else auto",
+       std::nullopt, {"auto", "avx512", "avx2", "scalar", "reference"}},
       {"count", "--split-depth", &a.count.split_rows,
        "top rows fixed to split each canonical class into more, smaller subproblems (default: by "
        "n)",

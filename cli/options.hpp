@@ -23,7 +23,7 @@ struct CountArgs {
   bool verify = false;
   bool progress = false;
   bool no_progress = false;
-  std::string kernel = "auto";
+  std::string kernel;  // empty: not given, use $NQ_KERNEL or "auto"
   int split_rows = -1;
   std::string algo = "search";  // search (the engine) or dp (the Rivin-Zabih cross-check)
   std::string checkpoint;         // journal file; empty: none

@@ -136,7 +136,8 @@ Expected<const Kernel*> checked_kernel(const CountConfig& config) {
     return Error{"unknown kernel '" + config.kernel + "' (expected one of: " + names + ")"};
   }
   if (!kernel->supported())
-    return Error{"kernel '" + config.kernel + "' needs CPU features this machine lacks"};
+    return Error{"kernel '" + config.kernel + "' cannot run on this CPU (it needs " +
+                 std::string(kernel->needs) + ")"};
   return kernel;
 }
 

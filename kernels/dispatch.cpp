@@ -1,19 +1,58 @@
 // Kernel selection: a list in priority order; the first one this CPU supports is "auto".
-// The choice is made once per run by the engine, never inside a search.
+// The choice is made once per run by the engine, never inside a search. CPU features are
+// detected once per process (__builtin_cpu_supports reads CPUID and the OS's XSAVE state).
 #include <array>
+#include <atomic>
+#include <cstdlib>
 
 #include "kernels.hpp"
 
 namespace nq {
 namespace {
 
+// A test seam: NQ_TEST_DISABLE_KERNELS=avx512,avx2 makes those kernels report "unsupported",
+// so a machine that has every feature can still test the "this CPU cannot run it" path.
+bool disabled_for_testing(std::string_view name) {
+  const char* value = std::getenv("NQ_TEST_DISABLE_KERNELS");
+  std::string_view list = value ? value : "";
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    if (list.substr(0, comma) == name) return true;
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
 bool always() {
   return true;
 }
+bool has_avx2() {
+  static const bool ok = avx2_supported() && !disabled_for_testing("avx2");
+  return ok;
+}
+bool has_avx512() {
+  static const bool ok = avx512_supported() && !disabled_for_testing("avx512");
+  return ok;
+}
 
-constexpr std::array kKernels{
-    Kernel{"scalar", "portable bitboard backtracking, one subproblem at a time", &always,
-           &count_scalar},
+constexpr std::size_t kKernelCount = 3;
+std::array<std::atomic<std::uint64_t>, kKernelCount> g_batches{};
+
+// Counts the batches of kernel I (one relaxed add per batch, never per node), then runs it.
+template <std::size_t I, BatchFn F>
+void counted(std::span<const Subproblem> in, std::span<Tally> out) {
+  g_batches[I].fetch_add(1, std::memory_order_relaxed);
+  F(in, out);
+}
+
+constexpr std::array<Kernel, kKernelCount> kKernels{
+    Kernel{"avx512", "16 lanes of 32 bits (8 of 64 for n > 16), AVX-512 masks and scatters",
+           "AVX-512 F, VL, BW, DQ and VPOPCNTDQ", &has_avx512, &counted<0, &count_avx512>},
+    Kernel{"avx2", "8 lanes of 32 bits (4 of 64 for n > 16), AVX2", "AVX2, BMI2 and POPCNT",
+           &has_avx2, &counted<1, &count_avx2>},
+    Kernel{"scalar", "portable bitboard backtracking, one subproblem at a time", "nothing", &always,
+           &counted<2, &count_scalar>},
 };
 
 }  // namespace
@@ -33,6 +72,12 @@ const Kernel& best_kernel() {
   for (const Kernel& k : kKernels)
     if (k.supported()) return k;
   return kKernels.back();
+}
+
+std::uint64_t kernel_batches(std::string_view name) {
+  for (std::size_t i = 0; i < kKernelCount; ++i)
+    if (kKernels[i].name == name) return g_batches[i].load(std::memory_order_relaxed);
+  return 0;
 }
 
 }  // namespace nq

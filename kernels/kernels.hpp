@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -20,6 +21,7 @@ using BatchFn = void (*)(std::span<const Subproblem> in, std::span<Tally> out);
 struct Kernel {
   std::string_view name;         // as typed after --kernel
   std::string_view description;  // one line for --help and --json
+  std::string_view needs;        // the CPU features it needs, for error messages
   bool (*supported)();           // can this CPU run it?
   BatchFn count;
 };
@@ -27,6 +29,17 @@ struct Kernel {
 // The scalar bitboard kernel: the reference every other kernel must match exactly.
 void count_scalar(std::span<const Subproblem> in, std::span<Tally> out);
 Tally count_one_scalar(const Subproblem& s);
+
+// The lane-parallel kernels (lanes.hpp), one per instruction set. Call them only when the
+// matching `*_supported()` says this CPU can run them.
+void count_avx2(std::span<const Subproblem> in, std::span<Tally> out);
+void count_avx512(std::span<const Subproblem> in, std::span<Tally> out);
+bool avx2_supported();
+bool avx512_supported();
+
+// How many batches the kernel `name` has counted in this process: tests use it to prove that
+// the kernel a run reports is the one that ran.
+std::uint64_t kernel_batches(std::string_view name);
 
 // All kernels this build knows, in priority order (the first supported one is "auto").
 std::span<const Kernel> all_kernels();

@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "kernels.hpp"
+
 namespace {
 
 struct Outcome {
@@ -111,6 +113,55 @@ TEST(Cli, HelpExplainsAndExitsZero) {
   const Outcome c = nqcount("count --help");
   EXPECT_EQ(c.status, 0);
   EXPECT_NE(c.out.find("--threads"), std::string::npos);
+}
+
+// ---- kernel choice: --kernel, NQ_KERNEL, and what the CPU can run ------------------------
+
+// Sets an environment variable for the nqcount runs of one test (popen inherits it).
+struct ScopedEnv {
+  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~ScopedEnv() { unsetenv(name_); }
+  const char* name_;
+};
+
+TEST(Cli, ForcedKernelIsReportedOrRefused) {
+  for (const nq::Kernel& k : nq::all_kernels()) {
+    const std::string name(k.name);
+    const Outcome r = nqcount("--n 10 --json --kernel " + name);
+    if (!k.supported()) {
+      expect_usage_error("--n 10 --kernel " + name);
+      continue;
+    }
+    ASSERT_EQ(r.status, 0) << name << ": " << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["kernel"], name);
+    EXPECT_EQ(j["total"], 724);
+  }
+}
+
+TEST(Cli, NqKernelEnvironmentChoosesAndTheFlagWins) {
+  ScopedEnv env("NQ_KERNEL", "scalar");
+  EXPECT_EQ(nlohmann::json::parse(nqcount("--n 9 --json").out)["kernel"], "scalar");
+  EXPECT_EQ(nlohmann::json::parse(nqcount("--n 9 --json --kernel reference").out)["kernel"],
+            "reference");
+  EXPECT_EQ(nlohmann::json::parse(nqcount("--n 9 --json --kernel auto").out)["kernel"],
+            std::string(nq::best_kernel().name));
+}
+
+TEST(Cli, UnknownNqKernelExitsTwoAndNamesTheVariable) {
+  ScopedEnv env("NQ_KERNEL", "avx3");
+  expect_usage_error("--n 9");
+  EXPECT_NE(nqcount("--n 9").err.find("NQ_KERNEL"), std::string::npos);
+}
+
+TEST(Cli, KernelTheCpuCannotRunExitsTwo) {
+  // The test seam makes the SIMD kernels "unsupported" even on a CPU that has them.
+  ScopedEnv env("NQ_TEST_DISABLE_KERNELS", "avx512,avx2");
+  for (const char* args : {"--n 9 --kernel avx512", "--n 9 --kernel avx2"}) {
+    expect_usage_error(args);
+    EXPECT_NE(nqcount(args).err.find("cannot run on this CPU"), std::string::npos) << args;
+  }
+  EXPECT_EQ(nlohmann::json::parse(nqcount("--n 9 --json").out)["kernel"], "scalar");
 }
 
 }  // namespace
