@@ -1,11 +1,12 @@
 // `nqcount count` and `nqcount table`.
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
-
-#include <unistd.h>
 
 #include "commands.hpp"
 #include "engine.hpp"
@@ -51,6 +52,19 @@ int run_count(const CountArgs& args) {
   config.threads = args.threads;
   config.kernel = args.kernel;
   config.split_rows = args.split_rows;
+  config.numa = args.numa != "off";
+  config.task_stats = !args.task_stats.empty();
+
+  // The stats file is opened before the run, so that a bad path fails at once, not after it.
+  std::optional<AtomicFile> stats_file;
+  if (config.task_stats) {
+    std::string error;
+    stats_file.emplace(args.task_stats);
+    if (!stats_file->open(&error)) {
+      print_error(error);
+      return 2;
+    }
+  }
 
   Monitor monitor;
   Expected<CountResult> out = Error{};
@@ -69,6 +83,18 @@ int run_count(const CountArgs& args) {
     std::cerr << "nqcount: interrupted after " << r.subproblems << " of " << r.subproblems_total
               << " subproblems; no counts printed\n";
     return 128 + (g_signal ? g_signal : SIGINT);
+  }
+
+  if (stats_file) {
+    std::ostringstream csv;
+    csv << "id,nodes,seconds,estimate\n" << std::setprecision(9);
+    for (const TaskStat& t : r.tasks)
+      csv << t.id << "," << t.nodes << "," << t.seconds << "," << t.estimate << "\n";
+    std::string error;
+    if (!stats_file->commit(csv.str(), &error)) {
+      print_error(error);
+      return 2;
+    }
   }
 
   const auto known = known_value(r.n);
@@ -90,7 +116,16 @@ int run_count(const CountArgs& args) {
     j["split_depth"] = r.split_rows;
     j["seconds"] = r.seconds;
     j["kernel"] = r.kernel;
-    j["numa_nodes"] = 1;
+    j["numa_nodes"] = r.numa_nodes;
+    j["arenas"] = nlohmann::json::array();
+    for (const ArenaResult& a : r.arenas)
+      j["arenas"].push_back({{"node", a.node},
+                             {"threads", a.threads},
+                             {"cpus", a.cpus},
+                             {"pinned", a.pinned},
+                             {"ran_on", a.ran_on},
+                             {"subproblems", a.subproblems},
+                             {"helped", a.helped}});
     j["verified"] = known ? nlohmann::json(match) : nlohmann::json(nullptr);
     std::cout << j.dump() << "\n";
   } else {
@@ -109,12 +144,13 @@ int run_count(const CountArgs& args) {
     line("seconds", secs.str());
     line("threads", std::to_string(r.threads));
     line("kernel", r.kernel);
+    line("numa nodes", std::to_string(r.numa_nodes));
     if (args.verify)
-      line("verified", !known ? "no known value for n = " + std::to_string(r.n)
-                              : (match ? "yes, matches the known table"
-                                       : "NO: the known table says total " +
-                                             std::to_string(known->total) + ", unique " +
-                                             std::to_string(known->unique)));
+      line("verified",
+           !known ? "no known value for n = " + std::to_string(r.n)
+                  : (match ? "yes, matches the known table"
+                           : "NO: the known table says total " + std::to_string(known->total) +
+                                 ", unique " + std::to_string(known->unique)));
     std::cout << o.str();
   }
   if (args.verify) {
@@ -133,7 +169,8 @@ int run_count(const CountArgs& args) {
 int run_table(const TableArgs& args) {
   nlohmann::json rows = nlohmann::json::array();
   std::ostringstream o;
-  o << std::left << std::setw(4) << "n" << std::setw(22) << "total" << "unique\n";
+  o << std::left << std::setw(4) << "n" << std::setw(22) << "total"
+    << "unique\n";
   for (const KnownValue& k : known_values()) {
     if (args.n != 0 && k.n != args.n) continue;
     rows.push_back({{"n", k.n}, {"total", k.total}, {"unique", k.unique}});

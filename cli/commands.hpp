@@ -7,5 +7,7 @@ namespace nq::cli {
 
 int run_count(const CountArgs& args);
 int run_table(const TableArgs& args);
+int run_topology(const TopologyArgs& args);
+int run_simulate(const SimulateArgs& args);
 
 }  // namespace nq::cli

@@ -39,9 +39,10 @@ void add_row(CLI::App& app, const nq::cli::OptionRow& row) {
 
 int main(int argc, char** argv) {
   nq::cli::Args args;
-  CLI::App app{"nqcount: exact n-queens counts (total and unique under D4), in parallel.\n"
-               "Run 'nqcount COMMAND --help' for a command's options.",
-               "nqcount"};
+  CLI::App app{
+      "nqcount: exact n-queens counts (total and unique under D4), in parallel.\n"
+      "Run 'nqcount COMMAND --help' for a command's options.",
+      "nqcount"};
   app.set_version_flag("--version", kVersion);
   app.require_subcommand(1);
   std::map<std::string, CLI::App*> subs;
@@ -76,5 +77,7 @@ int main(int argc, char** argv) {
   }
   if (subs["count"]->parsed()) return nq::cli::run_count(args.count);
   if (subs["table"]->parsed()) return nq::cli::run_table(args.table);
+  if (subs["topology"]->parsed()) return nq::cli::run_topology(args.topology);
+  if (subs["simulate"]->parsed()) return nq::cli::run_simulate(args.simulate);
   return 2;
 }

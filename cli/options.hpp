@@ -21,6 +21,21 @@ struct CountArgs {
   bool no_progress = false;
   std::string kernel = "auto";
   int split_rows = -1;
+  std::string numa = "auto";
+  std::string task_stats;  // empty: none
+};
+
+struct TopologyArgs {
+  int threads = 0;  // 0: every hardware thread
+  std::string numa = "auto";
+  bool json = false;
+};
+
+struct SimulateArgs {
+  std::string stats;  // a --task-stats file
+  int procs = 0;
+  int node_cores = 16;
+  bool json = false;
 };
 
 struct TableArgs {
@@ -31,6 +46,8 @@ struct TableArgs {
 struct Args {
   CountArgs count;
   TableArgs table;
+  TopologyArgs topology;
+  SimulateArgs simulate;
 };
 
 struct Command {

@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "reducer.hpp"
+#include "schedule.hpp"
 #include "types.hpp"
 
 namespace nq {
@@ -15,6 +17,19 @@ struct CountConfig {
   int threads = 0;              // 0: every hardware thread; more than the hardware is allowed
   std::string kernel = "auto";  // a kernel name from kernels.hpp, "auto", or "reference"
   int split_rows = -1;          // -1: default_split_rows(n)
+  bool numa = true;             // one arena per NUMA node, pinned (false: one unpinned arena)
+  bool task_stats = false;      // time every subproblem (CountResult::tasks)
+};
+
+// What one arena did.
+struct ArenaResult {
+  int node = -1;  // NUMA node (os index), -1 for the unpinned arena of numa = false
+  int threads = 0;
+  std::vector<int> cpus;          // the CPUs it was pinned to (empty: unpinned)
+  bool pinned = false;            // every thread that entered it was bound to `cpus`
+  std::vector<int> ran_on;        // the CPUs its threads were seen running on, ascending
+  std::uint64_t subproblems = 0;  // counted by its threads
+  std::uint64_t helped = 0;       // of those, taken from another node's queue
 };
 
 struct CountResult {
@@ -29,6 +44,9 @@ struct CountResult {
   double seconds = 0;
   std::string kernel;
   bool cancelled = false;  // Monitor::cancel stopped it: counts are partial
+  int numa_nodes = 1;      // NUMA nodes the run used (one arena each)
+  std::vector<ArenaResult> arenas;
+  std::vector<TaskStat> tasks;  // with CountConfig::task_stats: one per subproblem, by id
 };
 
 // Threads the hardware offers (what --threads 0 means).
