@@ -1,12 +1,12 @@
 // `nqcount count` and `nqcount table`.
-#include <unistd.h>
-
 #include <csignal>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
 #include <optional>
 #include <sstream>
+
+#include <unistd.h>
 
 #include "commands.hpp"
 #include "engine.hpp"
@@ -146,11 +146,11 @@ int run_count(const CountArgs& args) {
     line("kernel", r.kernel);
     line("numa nodes", std::to_string(r.numa_nodes));
     if (args.verify)
-      line("verified",
-           !known ? "no known value for n = " + std::to_string(r.n)
-                  : (match ? "yes, matches the known table"
-                           : "NO: the known table says total " + std::to_string(known->total) +
-                                 ", unique " + std::to_string(known->unique)));
+      line("verified", !known ? "no known value for n = " + std::to_string(r.n)
+                              : (match ? "yes, matches the known table"
+                                       : "NO: the known table says total " +
+                                             std::to_string(known->total) + ", unique " +
+                                             std::to_string(known->unique)));
     std::cout << o.str();
   }
   if (args.verify) {
@@ -169,8 +169,7 @@ int run_count(const CountArgs& args) {
 int run_table(const TableArgs& args) {
   nlohmann::json rows = nlohmann::json::array();
   std::ostringstream o;
-  o << std::left << std::setw(4) << "n" << std::setw(22) << "total"
-    << "unique\n";
+  o << std::left << std::setw(4) << "n" << std::setw(22) << "total" << "unique\n";
   for (const KnownValue& k : known_values()) {
     if (args.n != 0 && k.n != args.n) continue;
     rows.push_back({{"n", k.n}, {"total", k.total}, {"unique", k.unique}});

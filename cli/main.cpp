@@ -39,10 +39,9 @@ void add_row(CLI::App& app, const nq::cli::OptionRow& row) {
 
 int main(int argc, char** argv) {
   nq::cli::Args args;
-  CLI::App app{
-      "nqcount: exact n-queens counts (total and unique under D4), in parallel.\n"
-      "Run 'nqcount COMMAND --help' for a command's options.",
-      "nqcount"};
+  CLI::App app{"nqcount: exact n-queens counts (total and unique under D4), in parallel.\n"
+               "Run 'nqcount COMMAND --help' for a command's options.",
+               "nqcount"};
   app.set_version_flag("--version", kVersion);
   app.require_subcommand(1);
   std::map<std::string, CLI::App*> subs;

@@ -6,9 +6,8 @@ namespace nq::cli {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands{
-      {"count",
-       "Count all solutions (total) and the D4 orbits (unique) of the n-queens problem. "
-       "This is the default command: 'nqcount --n 12' counts."},
+      {"count", "Count all solutions (total) and the D4 orbits (unique) of the n-queens problem. "
+                "This is the default command: 'nqcount --n 12' counts."},
       {"table", "Print the known values of Q(n) and unique(n) (n = 1..27) that --verify checks."},
       {"topology",
        "Print the machine as hwloc sees it (packages, NUMA nodes, cores, PUs) and the "
@@ -26,13 +25,7 @@ const std::vector<Command>& commands() {
 std::vector<OptionRow> option_table(Args& a) {
   const long long max_threads = 1 << 16;
   return {
-      {"count",
-       "-n,--n",
-       &a.count.n,
-       "board size",
-       std::pair{1LL, (long long)kMaxCountN},
-       {},
-       true},
+      {"count", "-n,--n", &a.count.n, "board size", std::pair{1LL, (long long)kMaxCountN}, {}, true},
       {"count", "-t,--threads", &a.count.threads,
        "worker threads (default: every hardware thread; more is allowed, with a warning)",
        std::pair{1LL, max_threads}},
@@ -42,24 +35,17 @@ std::vector<OptionRow> option_table(Args& a) {
       {"count", "--progress", &a.count.progress,
        "show progress on stderr even when it is not a terminal"},
       {"count", "--no-progress", &a.count.no_progress, "never show progress"},
-      {"count",
-       "--kernel",
-       &a.count.kernel,
+      {"count", "--kernel", &a.count.kernel,
        "counting kernel: auto (the fastest this CPU runs), scalar, or reference (the classic "
        "one-queen-per-row search with mirror halving, unique by Burnside)",
-       std::nullopt,
-       {"auto", "scalar", "reference"}},
+       std::nullopt, {"auto", "scalar", "reference"}},
       {"count", "--split-depth", &a.count.split_rows,
-       "top rows fixed to split each canonical class into more, smaller subproblems (default: by "
-       "n)",
+       "top rows fixed to split each canonical class into more, smaller subproblems (default: by n)",
        std::pair{0LL, 6LL}},
-      {"count",
-       "--numa",
-       &a.count.numa,
+      {"count", "--numa", &a.count.numa,
        "auto: one task arena per NUMA node, threads pinned to its CPUs, memory on the node; "
        "off: one unpinned arena",
-       std::nullopt,
-       {"auto", "off"}},
+       std::nullopt, {"auto", "off"}},
       {"count", "--task-stats", &a.count.task_stats,
        "write one CSV row per subproblem (id,nodes,seconds,estimate) to this file, for "
        "'nqcount simulate' (times every subproblem: slightly slower)"},
@@ -67,21 +53,12 @@ std::vector<OptionRow> option_table(Args& a) {
       {"table", "--json", &a.table.json, "print the table as JSON"},
       {"topology", "-t,--threads", &a.topology.threads,
        "plan for this many threads (default: every hardware thread)", std::pair{1LL, max_threads}},
-      {"topology",
-       "--numa",
-       &a.topology.numa,
-       "auto: one arena per NUMA node; off: one arena",
-       std::nullopt,
-       {"auto", "off"}},
+      {"topology", "--numa", &a.topology.numa, "auto: one arena per NUMA node; off: one arena",
+       std::nullopt, {"auto", "off"}},
       {"topology", "--json", &a.topology.json, "print one JSON object"},
       {"simulate", "stats", &a.simulate.stats, "the --task-stats CSV file", std::nullopt, {}, true},
-      {"simulate",
-       "-p,--procs",
-       &a.simulate.procs,
-       "simulated worker threads",
-       std::pair{1LL, 1LL << 20},
-       {},
-       true},
+      {"simulate", "-p,--procs", &a.simulate.procs, "simulated worker threads",
+       std::pair{1LL, 1LL << 20}, {}, true},
       {"simulate", "--node-cores", &a.simulate.node_cores,
        "cores per simulated NUMA node (the workers fill nodes of this size)",
        std::pair{1LL, 1LL << 20}},

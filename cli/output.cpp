@@ -17,9 +17,7 @@ nlohmann::json json_count(u128 v) {
   return to_string(v);
 }
 
-void print_error(const std::string& message) {
-  std::cerr << "nqcount: error: " << message << "\n";
-}
+void print_error(const std::string& message) { std::cerr << "nqcount: error: " << message << "\n"; }
 void print_warning(const std::string& message) {
   std::cerr << "nqcount: warning: " << message << "\n";
 }

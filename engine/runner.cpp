@@ -243,9 +243,7 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
 
 }  // namespace
 
-int hardware_threads() {
-  return tbb::info::default_concurrency();
-}
+int hardware_threads() { return tbb::info::default_concurrency(); }
 
 OrbitCounts classify_by_enumeration(int n) {
   OrbitCounts o;
@@ -303,8 +301,7 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
 
   if (n < 4) {  // too small for a frame; a solution may be fixed by a reflection (n = 1)
     result.orbits = classify_by_enumeration(n);
-    result.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
   }
 
