@@ -24,9 +24,11 @@
 
 namespace nq {
 
-// The estimated cost of a subproblem: the nodes of its search tree down to `depth` rows, which
-// tracks the full tree's size closely, at a few thousand operations per subproblem.
-std::uint64_t estimate_cost(const Subproblem& s, int depth = 3);
+// The estimated cost of a subproblem: the nodes of its search tree down to `depth` rows. Its
+// correlation with the full tree's size grows with the depth (measured at n = 16, split 4:
+// 0.81 at depth 3, 0.86 at 4, 0.91 at 5) and so does its cost (about 0.6, 3 and 11 us); at
+// depth 4 the simulated efficiency at 256 workers for n = 17 rises from 0.92 (depth 3) to 0.97.
+std::uint64_t estimate_cost(const Subproblem& s, int depth = 4);
 
 // Indices 0..costs.size()-1, largest cost first (ties keep the lower index first).
 std::vector<std::uint32_t> largest_first(const std::vector<double>& costs);
