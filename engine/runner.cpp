@@ -142,6 +142,7 @@ void work(std::vector<NodeQueue>& queues, std::size_t home, const Counter& count
         std::find(tally.cpus_seen.begin(), tally.cpus_seen.end(), cpu) == tally.cpus_seen.end())
       tally.cpus_seen.push_back(cpu);
   };
+  note_cpu();  // every worker loop notes where it starts, even if the others left it no work
   std::vector<double> left(queues.size());
   std::size_t q = home;
   for (;;) {

@@ -58,6 +58,13 @@ Expected<Topology> load(const char* synthetic, std::string source) {
     return Error{"hwloc rejected the synthetic topology '" + std::string(synthetic) +
                  "' (expected e.g. 'pack:2 numa:2 core:16 pu:1')"};
   if (hwloc_topology_load(h.t) != 0) return Error{"hwloc could not read the machine's topology"};
+  // hwloc falls back to the real machine when HWLOC_SYNTHETIC does not parse: say so rather
+  // than show this machine under the synthetic name.
+  const char* env = std::getenv("HWLOC_SYNTHETIC");
+  const char* backend = hwloc_obj_get_info_by_name(hwloc_get_root_obj(h.t), "Backend");
+  if (!synthetic && env && *env && !(backend && std::string(backend) == "Synthetic"))
+    return Error{"hwloc did not understand HWLOC_SYNTHETIC='" + std::string(env) +
+                 "' (expected e.g. 'pack:2 numa:2 core:16 pu:1')"};
   return describe(h.t, std::move(source));
 }
 
