@@ -2,14 +2,13 @@
 // subproblems dealt to the nodes and claimed in chunks, the nodes helping each other at the end
 // (the policy is in schedule.hpp, the NUMA plan in topology.hpp). Every worker keeps its own
 // partial sums; they are joined once, at the end.
+#include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/info.h>
-#include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 #include <oneapi/tbb/task_scheduler_observer.h>
-
 #include <time.h>
 
 #include <algorithm>
