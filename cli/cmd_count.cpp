@@ -116,6 +116,7 @@ int run_count(const CountArgs& args) {
     j["split_depth"] = r.split_rows;
     j["seconds"] = r.seconds;
     j["kernel"] = r.kernel;
+    j["setup_seconds"] = r.setup_seconds;
     j["numa_nodes"] = r.numa_nodes;
     j["arenas"] = nlohmann::json::array();
     for (const ArenaResult& a : r.arenas)

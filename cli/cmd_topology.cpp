@@ -3,6 +3,8 @@
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
 #include "commands.hpp"
 #include "engine.hpp"
@@ -65,18 +67,32 @@ int run_topology(const TopologyArgs& args) {
 }
 
 int run_simulate(const SimulateArgs& args) {
+  double serial = -1;
+  try {
+    std::size_t used = 0;
+    serial = std::stod(args.serial_seconds, &used);
+    if (used != args.serial_seconds.size()) serial = -1;
+  } catch (const std::exception&) {
+    serial = -1;
+  }
+  if (!(serial >= 0 && serial < 1e9)) {
+    print_error("--serial-seconds needs a number of seconds >= 0, got '" + args.serial_seconds +
+                "'");
+    return 2;
+  }
   const auto tasks = read_task_stats(args.stats);
   if (!tasks.ok()) {
     print_error(tasks.error().message);
     return 2;
   }
-  const SimulatedRun run = simulate_schedule(*tasks, args.procs, args.node_cores);
+  const SimulatedRun run = simulate_schedule(*tasks, args.procs, args.node_cores, serial);
   if (args.json) {
     nlohmann::json j;
     j["tasks"] = tasks->size();
     j["workers"] = run.workers;
     j["arenas"] = run.arenas;
     j["node_cores"] = args.node_cores;
+    j["serial_seconds"] = serial;
     j["work_seconds"] = run.work;
     j["makespan_seconds"] = run.makespan;
     j["speedup"] = run.speedup;

@@ -62,6 +62,9 @@ std::vector<OptionRow> option_table(Args& a) {
       {"simulate", "--node-cores", &a.simulate.node_cores,
        "cores per simulated NUMA node (the workers fill nodes of this size)",
        std::pair{1LL, 1LL << 20}},
+      {"simulate", "--serial-seconds", &a.simulate.serial_seconds,
+       "seconds the run spends before counting (its JSON setup_seconds), added to the "
+       "prediction: the whole run's speedup (default 0: the parallel phase only)"},
       {"simulate", "--json", &a.simulate.json, "print one JSON object"},
   };
 }

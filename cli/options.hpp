@@ -35,6 +35,7 @@ struct SimulateArgs {
   std::string stats;  // a --task-stats file
   int procs = 0;
   int node_cores = 16;
+  std::string serial_seconds = "0";  // a count's setup_seconds, to predict the whole run
   bool json = false;
 };
 

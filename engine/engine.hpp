@@ -44,7 +44,8 @@ struct CountResult {
   double seconds = 0;
   std::string kernel;
   bool cancelled = false;  // Monitor::cancel stopped it: counts are partial
-  int numa_nodes = 1;      // NUMA nodes the run used (one arena each)
+  double setup_seconds = 0;  // planning, estimating and dealing: before any counting
+  int numa_nodes = 1;        // NUMA nodes the run used (one arena each)
   std::vector<ArenaResult> arenas;
   std::vector<TaskStat> tasks;  // with CountConfig::task_stats: one per subproblem, by id
 };

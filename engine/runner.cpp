@@ -64,8 +64,8 @@ class ArenaPinning : public tbb::task_scheduler_observer {
 };
 
 // What one worker loop accumulates: its own partial sums (no shared atomics per subproblem)
-// and the CPUs it found itself on.
-struct WorkerTally {
+// and the CPUs it found itself on. A cache line of its own: neighbours are other threads.
+struct alignas(64) WorkerTally {
   Partial part;
   std::uint64_t helped = 0;
   std::vector<int> cpus_seen;
@@ -168,7 +168,8 @@ void work(std::vector<NodeQueue>& queues, std::size_t home, const Counter& count
 // Runs the plan on one arena per NUMA node (schedule.hpp has the policy); fills the result's
 // arena fields and task stats, and returns the sums of every worker's partial.
 Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig& config,
-                      CountResult& result, Monitor* monitor) {
+                      std::chrono::steady_clock::time_point start, CountResult& result,
+                      Monitor* monitor) {
   Topology topology;
   if (config.numa) {
     auto t = read_topology();
@@ -229,6 +230,9 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
     groups.emplace_back();
     tallies[a].resize(static_cast<std::size_t>(threads[a]));
   }
+  // Everything up to here ran before any counting: the serial part of the run.
+  result.setup_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (std::size_t a = 0; a < queues.size(); ++a)
     arenas[a].execute([&, a] {
       for (WorkerTally& t : tallies[a])
@@ -329,7 +333,7 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   if (monitor) monitor->subproblems_total.store(plan.subproblems.size());
 
   const std::size_t total = plan.subproblems.size();
-  const Partial part = run_on_arenas(plan, kernel, config, result, monitor);
+  const Partial part = run_on_arenas(plan, kernel, config, start, result, monitor);
   result.nodes = part.nodes;
   result.subproblems = part.subproblems;
   result.cancelled = part.subproblems < total;

@@ -81,7 +81,8 @@ int queue_to_help(const std::vector<double>& left) {
   return best;
 }
 
-SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, int node_cores) {
+SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, int node_cores,
+                               double serial_seconds) {
   SimulatedRun run;
   run.workers = std::max(workers, 1);
   node_cores = std::max(node_cores, 1);
@@ -146,6 +147,8 @@ SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, 
     if (next[q] >= queues[q].size()) left[q] = 0;  // no rounding crumbs on an empty queue
     free_at.push({now + busy, w});
   }
+  run.work += serial_seconds;
+  run.makespan += serial_seconds;
   run.speedup = run.makespan > 0 ? run.work / run.makespan : 1.0;
   run.efficiency = run.speedup / run.workers;
   return run;

@@ -71,7 +71,10 @@ struct SimulatedRun {
 // Replays `tasks` on `workers` simulated threads spread over NUMA nodes of `node_cores` cores
 // each (the engine's plan_arenas on such a machine), under the policy above. Each claim costs
 // the sum of its tasks' seconds; communication is free.
-SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, int node_cores);
+// `serial_seconds` (a run's setup_seconds) is added to both the work and the makespan: the
+// whole run's speedup then obeys Amdahl's law.
+SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, int node_cores,
+                               double serial_seconds = 0);
 
 // Reads a --task-stats CSV (header "id,nodes,seconds,estimate"; rows in any order).
 Expected<std::vector<TaskStat>> read_task_stats(const std::string& path);

@@ -136,9 +136,12 @@ TEST(Numa, TopologyOfThisMachine) {
 }
 
 TEST(Numa, BadOptionsExitTwoWithOneLine) {
-  for (const char* a : {"--n 8 --numa maybe", "topology --threads 0", "topology --numa x",
-                        "simulate", "simulate /nonexistent/stats.csv --procs 4",
-                        "simulate /dev/null --procs 0", "--n 8 --task-stats /nonexistent/dir/x"}) {
+  for (const char* a :
+       {"--n 8 --numa maybe", "topology --threads 0", "topology --numa x", "simulate",
+        "simulate /nonexistent/stats.csv --procs 4", "simulate /dev/null --procs 0",
+        "simulate /dev/null --procs 2", "simulate /dev/null --procs 2 --serial-seconds -1",
+        "simulate /dev/null --procs 2 --serial-seconds 1x",
+        "--n 8 --task-stats /nonexistent/dir/x"}) {
     const Outcome r = run("", a);
     EXPECT_EQ(r.status, 2) << a;
     EXPECT_EQ(r.err.rfind("nqcount: error: ", 0), 0u) << a << ": " << r.err;
@@ -184,6 +187,9 @@ TEST(Numa, TaskStatsFeedTheSimulator) {
   EXPECT_EQ(s["tasks"], rows);
   EXPECT_GT(s["efficiency"].get<double>(), 0.0);
   EXPECT_LE(s["efficiency"].get<double>(), 1.0 + 1e-9);
+  const Outcome amdahl = run("", "simulate " + path + " --procs 4 --serial-seconds 1000 --json");
+  ASSERT_EQ(amdahl.status, 0) << amdahl.err;
+  EXPECT_LT(nlohmann::json::parse(amdahl.out)["speedup"].get<double>(), 1.01);
   const Outcome text = run("", "simulate " + path + " --procs 1");
   EXPECT_NE(text.out.find("efficiency   1"), std::string::npos) << text.out;
   std::remove(path.c_str());
