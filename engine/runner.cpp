@@ -16,6 +16,7 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
+#include <future>
 #include <new>
 #include <span>
 
@@ -168,11 +169,12 @@ void work(std::vector<NodeQueue>& queues, std::size_t home, const Counter& count
 // Runs the plan on one arena per NUMA node (schedule.hpp has the policy); fills the result's
 // arena fields and task stats, and returns the sums of every worker's partial.
 Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig& config,
+                      std::future<Expected<Topology>>& machine,
                       std::chrono::steady_clock::time_point start, CountResult& result,
                       Monitor* monitor) {
   Topology topology;
-  if (config.numa) {
-    auto t = read_topology();
+  if (machine.valid()) {
+    auto t = machine.get();
     if (t.ok()) topology = *t;  // no topology: one unpinned arena, as with --numa off
   }
   const NumaPlan numa = plan_arenas(topology, result.threads, config.numa);
@@ -325,6 +327,10 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
     return result;
   }
 
+  // hwloc reads the machine (tens of milliseconds, once per process) while the front end plans.
+  std::future<Expected<Topology>> machine;
+  if (config.numa) machine = std::async(std::launch::async, read_topology);
+
   const int split = config.split_rows >= 0 ? config.split_rows : default_split_rows(n);
   const Plan plan = classic ? plan_classic(n, split) : plan_canonical(n, split);
   result.classes = plan.classes;
@@ -333,7 +339,7 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   if (monitor) monitor->subproblems_total.store(plan.subproblems.size());
 
   const std::size_t total = plan.subproblems.size();
-  const Partial part = run_on_arenas(plan, kernel, config, start, result, monitor);
+  const Partial part = run_on_arenas(plan, kernel, config, machine, start, result, monitor);
   result.nodes = part.nodes;
   result.subproblems = part.subproblems;
   result.cancelled = part.subproblems < total;

@@ -26,9 +26,10 @@ namespace nq {
 
 // The estimated cost of a subproblem: the nodes of its search tree down to `depth` rows. Its
 // correlation with the full tree's size grows with the depth (measured at n = 16, split 4:
-// 0.81 at depth 3, 0.86 at 4, 0.91 at 5) and so does its cost (about 0.6, 3 and 11 us); at
-// depth 4 the simulated efficiency at 256 workers for n = 17 rises from 0.92 (depth 3) to 0.97.
-std::uint64_t estimate_cost(const Subproblem& s, int depth = 4);
+// 0.81 at depth 3, 0.86 at 4, 0.91 at 5), and so does its cost (about 0.6, 4 and 11 us per
+// subproblem, all before any counting starts). Depth 3 it is: with the default split the
+// simulated efficiency at 256 workers is already 0.99 (n = 16) whatever the depth.
+std::uint64_t estimate_cost(const Subproblem& s, int depth = 3);
 
 // Indices 0..costs.size()-1, largest cost first (ties keep the lower index first).
 std::vector<std::uint32_t> largest_first(const std::vector<double>& costs);

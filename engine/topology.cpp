@@ -58,21 +58,52 @@ Expected<Topology> load(const char* synthetic, std::string source) {
     return Error{"hwloc rejected the synthetic topology '" + std::string(synthetic) +
                  "' (expected e.g. 'pack:2 numa:2 core:16 pu:1')"};
   if (hwloc_topology_load(h.t) != 0) return Error{"hwloc could not read the machine's topology"};
-  // hwloc falls back to the real machine when HWLOC_SYNTHETIC does not parse: say so rather
-  // than show this machine under the synthetic name.
-  const char* env = std::getenv("HWLOC_SYNTHETIC");
-  const char* backend = hwloc_obj_get_info_by_name(hwloc_get_root_obj(h.t), "Backend");
-  if (!synthetic && env && *env && !(backend && std::string(backend) == "Synthetic"))
-    return Error{"hwloc did not understand HWLOC_SYNTHETIC='" + std::string(env) +
-                 "' (expected e.g. 'pack:2 numa:2 core:16 pu:1')"};
   return describe(h.t, std::move(source));
+}
+
+// The machine this process runs on, loaded once: an hwloc load costs tens of milliseconds
+// (it opens its plugins and reads /sys), too much to pay per count, and the machine does not
+// change while the process runs. Never freed, so that no thread can outlive it.
+struct ThisMachine {
+  hwloc_topology_t t = nullptr;
+  bool loaded = false;                   // hwloc_alloc/hwloc_free need a loaded topology
+  bool usable = false;                   // binding works here
+  hwloc_bitmap_t process_set = nullptr;  // the CPUs the process may run on, at load
+  Expected<Topology> description = Error{"hwloc could not initialise a topology"};
+};
+
+const ThisMachine& this_machine() {
+  static const ThisMachine* machine = [] {
+    auto* m = new ThisMachine;
+    if (hwloc_topology_init(&m->t) != 0) return m;
+    if (hwloc_topology_load(m->t) != 0) {
+      m->description = Error{"hwloc could not read the machine's topology"};
+      return m;
+    }
+    m->loaded = true;
+    m->usable = hwloc_topology_is_thissystem(m->t) != 0;
+    m->process_set = hwloc_bitmap_alloc();
+    if (m->process_set && hwloc_get_cpubind(m->t, m->process_set, HWLOC_CPUBIND_PROCESS) != 0)
+      hwloc_bitmap_fill(m->process_set);
+    // hwloc falls back to the real machine when HWLOC_SYNTHETIC does not parse: say so rather
+    // than show this machine under the synthetic name.
+    const char* env = std::getenv("HWLOC_SYNTHETIC");
+    const bool fake = env && *env;
+    const char* backend = hwloc_obj_get_info_by_name(hwloc_get_root_obj(m->t), "Backend");
+    if (fake && !(backend && std::string(backend) == "Synthetic"))
+      m->description = Error{"hwloc did not understand HWLOC_SYNTHETIC='" + std::string(env) +
+                             "' (expected e.g. 'pack:2 numa:2 core:16 pu:1')"};
+    else
+      m->description = describe(m->t, fake ? "synthetic: " + std::string(env) : "this machine");
+    return m;
+  }();
+  return *machine;
 }
 
 }  // namespace
 
 Expected<Topology> read_topology() {
-  const char* env = std::getenv("HWLOC_SYNTHETIC");
-  return load(nullptr, env && *env ? "synthetic: " + std::string(env) : "this machine");
+  return this_machine().description;
 }
 
 Expected<Topology> synthetic_topology(const std::string& description) {
@@ -128,67 +159,57 @@ std::string cpu_list(const std::vector<int>& cpus) {
 }
 
 struct Binder::Impl {
-  HwlocTopology h;
-  hwloc_bitmap_t process_set = nullptr;  // the CPUs the process may run on, at start
-  bool loaded = false;                   // hwloc_alloc/hwloc_free need a loaded topology
-  bool usable = false;                   // binding works here
+  const ThisMachine& m = this_machine();
 };
 
-Binder::Binder() : impl_(new Impl) {
-  if (hwloc_topology_init(&impl_->h.t) != 0) return;
-  if (hwloc_topology_load(impl_->h.t) != 0) return;
-  impl_->loaded = true;
-  impl_->usable = hwloc_topology_is_thissystem(impl_->h.t) != 0;
-  impl_->process_set = hwloc_bitmap_alloc();
-  if (impl_->process_set &&
-      hwloc_get_cpubind(impl_->h.t, impl_->process_set, HWLOC_CPUBIND_PROCESS) != 0)
-    hwloc_bitmap_fill(impl_->process_set);
-}
+Binder::Binder() : impl_(new Impl) {}
 
 Binder::~Binder() {
-  if (impl_->process_set) hwloc_bitmap_free(impl_->process_set);
   delete impl_;
 }
 
 bool Binder::bind_thread(const std::vector<int>& cpus) {
-  if (!impl_->usable || cpus.empty()) return false;
+  const ThisMachine& m = impl_->m;
+  if (!m.usable || !m.process_set || cpus.empty()) return false;
   hwloc_bitmap_t set = hwloc_bitmap_alloc();
   if (!set) return false;
   for (int c : cpus) hwloc_bitmap_set(set, static_cast<unsigned>(c));
   // Binding to CPUs the process may not use (a fake node of a synthetic machine) fails in the
   // kernel; the thread then keeps running where it was.
-  const bool ok = hwloc_bitmap_isincluded(set, impl_->process_set) &&
-                  hwloc_set_cpubind(impl_->h.t, set, HWLOC_CPUBIND_THREAD) == 0;
+  const bool ok = hwloc_bitmap_isincluded(set, m.process_set) &&
+                  hwloc_set_cpubind(m.t, set, HWLOC_CPUBIND_THREAD) == 0;
   hwloc_bitmap_free(set);
   return ok;
 }
 
 void Binder::unbind_thread() {
-  if (impl_->usable && impl_->process_set)
-    hwloc_set_cpubind(impl_->h.t, impl_->process_set, HWLOC_CPUBIND_THREAD);
+  const ThisMachine& m = impl_->m;
+  if (m.usable && m.process_set) hwloc_set_cpubind(m.t, m.process_set, HWLOC_CPUBIND_THREAD);
 }
 
 void* Binder::alloc_on_node(std::size_t bytes, int node) {
+  const ThisMachine& m = impl_->m;
   if (bytes == 0) bytes = 1;
-  if (impl_->usable && node >= 0) {
+  if (m.usable && node >= 0) {
     hwloc_bitmap_t nodeset = hwloc_bitmap_alloc();
     if (nodeset) {
       hwloc_bitmap_set(nodeset, static_cast<unsigned>(node));
-      void* p = hwloc_alloc_membind(impl_->h.t, bytes, nodeset, HWLOC_MEMBIND_BIND,
-                                    HWLOC_MEMBIND_BYNODESET);
+      void* p =
+          hwloc_alloc_membind(m.t, bytes, nodeset, HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_BYNODESET);
       hwloc_bitmap_free(nodeset);
       if (p) return p;
     }
   }
   // Binding impossible (synthetic machine, no such node, no mbind): ordinary pages, placed on
   // first touch, which the pinned threads of the node do.
-  return impl_->loaded ? hwloc_alloc(impl_->h.t, bytes) : std::malloc(bytes);
+  return m.loaded ? hwloc_alloc(m.t, bytes) : std::malloc(bytes);
 }
 
 void Binder::free_memory(void* p, std::size_t bytes) {
+  const ThisMachine& m = impl_->m;
   if (!p) return;
-  if (impl_->loaded)
-    hwloc_free(impl_->h.t, p, bytes == 0 ? 1 : bytes);
+  if (m.loaded)
+    hwloc_free(m.t, p, bytes == 0 ? 1 : bytes);
   else
     std::free(p);
 }

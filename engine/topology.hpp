@@ -33,7 +33,7 @@ struct Topology {
   std::vector<NumaNode> nodes;  // NUMA nodes in os order; nodes without CPUs are left out
 };
 
-// Reads the machine (or what HWLOC_SYNTHETIC says it is).
+// The machine (or what HWLOC_SYNTHETIC says it is), read once per process.
 Expected<Topology> read_topology();
 // A synthetic machine from an hwloc synthetic description; never this system.
 Expected<Topology> synthetic_topology(const std::string& description);
@@ -60,7 +60,7 @@ NumaPlan plan_arenas(const Topology& topology, int threads, bool numa);
 // and nodes that this machine does not have.
 class Binder {
  public:
-  Binder();  // loads the topology (HWLOC_SYNTHETIC is honoured)
+  Binder();  // the process's topology, loaded once (HWLOC_SYNTHETIC is honoured)
   ~Binder();
   Binder(const Binder&) = delete;
   Binder& operator=(const Binder&) = delete;
