@@ -26,10 +26,10 @@ struct Outcome {
   std::string out, err;
 };
 
-Outcome run(const std::string& env, const std::string& args) {
+// Runs a shell command line; stdout and stderr apart.
+Outcome shell(const std::string& command) {
   const std::string errfile = ::testing::TempDir() + "nq_numa_err_" + std::to_string(getpid());
-  const std::string cmd = env + " " + std::string(NQCOUNT_BIN) + " " + args + " 2>" + errfile;
-  FILE* p = popen(cmd.c_str(), "r");
+  FILE* p = popen((command + " 2>" + errfile).c_str(), "r");
   std::string out;
   std::array<char, 4096> buf;
   while (std::size_t k = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), k);
@@ -38,6 +38,11 @@ Outcome run(const std::string& env, const std::string& args) {
   std::string err((std::istreambuf_iterator<char>(e)), std::istreambuf_iterator<char>());
   std::remove(errfile.c_str());
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out, err};
+}
+
+// nqcount with `env` (VAR=value ...) in its environment.
+Outcome run(const std::string& env, const std::string& args) {
+  return shell(env + " " + std::string(NQCOUNT_BIN) + " " + args);
 }
 
 std::string fake(const std::string& description) {
@@ -193,6 +198,59 @@ TEST(Numa, TaskStatsFeedTheSimulator) {
   const Outcome text = run("", "simulate " + path + " --procs 1");
   EXPECT_NE(text.out.find("efficiency   1"), std::string::npos) << text.out;
   std::remove(path.c_str());
+}
+
+// The study scripts, on boards small enough to take a moment.
+std::string script(const std::string& name) {
+  return std::string("NQCOUNT=") + NQCOUNT_BIN + " " + NQ_SOURCE_DIR + "/scripts/" + name;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path);
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+TEST(Numa, ScalingScriptWritesCsvAndPlot) {
+  const std::string dir = ::testing::TempDir() + "nq_scaling_" + std::to_string(getpid());
+  const Outcome r = shell(script("scaling") + " --n 9 --threads 1,2,3 --repeat 2 --out " + dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::istringstream csv(read_text(dir + "/scaling.csv"));
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "n,threads,seconds,speedup,efficiency,nodes_per_s");
+  int rows = 0;
+  while (std::getline(csv, line)) {
+    EXPECT_EQ(line.rfind("9," + std::to_string(rows + 1) + ",", 0), 0u) << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 3);
+  EXPECT_GT(std::filesystem::file_size(dir + "/scaling.png"), 1000u);
+  for (const char* bad : {"--n 9 --threads 1,x --out /tmp", "--n 9 --threads 1", "--bogus"}) {
+    const Outcome b = shell(script("scaling") + " " + bad);
+    EXPECT_EQ(b.status, 2) << bad;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Numa, SimulateScalingScriptSweepsTheWorkers) {
+  const std::string dir = ::testing::TempDir() + "nq_simscaling_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const auto j = count_json("", "--n 11 --threads 2 --task-stats " + dir + "/t.csv");
+  ASSERT_TRUE(j.contains("subproblems"));
+  const Outcome r = shell(script("simulate-scaling") + " " + dir + "/t.csv --procs 8 --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["workers"], 8);
+  std::istringstream csv(read_text(dir + "/simulated-scaling.csv"));
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "procs,makespan,speedup,efficiency");
+  int rows = 0;
+  while (std::getline(csv, line)) ++rows;
+  EXPECT_EQ(rows, 11);  // P = 1, 2, 4, ..., 1024
+  EXPECT_GT(std::filesystem::file_size(dir + "/simulated-scaling.png"), 1000u);
+  const Outcome bad = shell(script("simulate-scaling") + " " + dir + "/t.csv --procs 0");
+  EXPECT_EQ(bad.status, 2);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Numa, EngineCountsTheSameWithAndWithoutNuma) {
