@@ -58,10 +58,10 @@ std::vector<OptionRow> option_table(Args& a) {
       {"topology", "--json", &a.topology.json, "print one JSON object"},
       {"simulate", "stats", &a.simulate.stats, "the --task-stats CSV file", std::nullopt, {}, true},
       {"simulate", "-p,--procs", &a.simulate.procs, "simulated worker threads",
-       std::pair{1LL, 1LL << 20}, {}, true},
+       std::pair{1LL, max_threads}, {}, true},
       {"simulate", "--node-cores", &a.simulate.node_cores,
        "cores per simulated NUMA node (the workers fill nodes of this size)",
-       std::pair{1LL, 1LL << 20}},
+       std::pair{1LL, max_threads}},
       {"simulate", "--serial-seconds", &a.simulate.serial_seconds,
        "seconds the run spends before counting (its JSON setup_seconds), added to the "
        "prediction: the whole run's speedup (default 0: the parallel phase only)"},

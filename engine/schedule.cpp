@@ -55,14 +55,18 @@ std::vector<std::vector<std::uint32_t>> deal_to_arenas(const std::vector<std::ui
                                                        const std::vector<int>& threads) {
   std::vector<std::vector<std::uint32_t>> queues(threads.size());
   if (threads.empty()) return queues;
+  // A min-heap of (load per thread, arena): the least loaded arena on top, ties to the lower.
+  using Entry = std::pair<double, std::size_t>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> lightest;
   std::vector<double> load(threads.size(), 0.0);
+  for (std::size_t a = 0; a < threads.size(); ++a) lightest.push({0.0, a});
   for (std::uint32_t i : order) {
-    std::size_t best = 0;
-    for (std::size_t a = 1; a < threads.size(); ++a)
-      if (load[a] / threads[a] < load[best] / threads[best]) best = a;
+    const std::size_t best = lightest.top().second;
+    lightest.pop();
     // An item's cost counts at least a little, so zero-cost items still spread evenly.
     load[best] += std::max(costs[i], 1e-12);
     queues[best].push_back(i);
+    lightest.push({load[best] / std::max(threads[best], 1), best});
   }
   return queues;
 }
