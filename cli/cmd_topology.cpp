@@ -85,7 +85,9 @@ int run_simulate(const SimulateArgs& args) {
     print_error(tasks.error().message);
     return 2;
   }
-  const SimulatedRun run = simulate_schedule(*tasks, args.procs, args.node_cores, serial);
+  const SimulatedRun run =
+      simulate_schedule(args.cost == "nodes" ? costs_from_nodes(*tasks) : *tasks, args.procs,
+                        args.node_cores, serial);
   if (args.json) {
     nlohmann::json j;
     j["tasks"] = tasks->size();
@@ -93,6 +95,7 @@ int run_simulate(const SimulateArgs& args) {
     j["arenas"] = run.arenas;
     j["node_cores"] = args.node_cores;
     j["serial_seconds"] = serial;
+    j["cost"] = args.cost;
     j["work_seconds"] = run.work;
     j["makespan_seconds"] = run.makespan;
     j["speedup"] = run.speedup;

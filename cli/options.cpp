@@ -65,6 +65,10 @@ std::vector<OptionRow> option_table(Args& a) {
       {"simulate", "--serial-seconds", &a.simulate.serial_seconds,
        "seconds the run spends before counting (its JSON setup_seconds), added to the "
        "prediction: the whole run's speedup (default 0: the parallel phase only)"},
+      {"simulate", "--cost", &a.simulate.cost,
+       "seconds: each task's measured seconds; nodes: its nodes times the profile's mean seconds "
+       "per node (immune to timing noise such as a virtual machine's stolen time)",
+       std::nullopt, {"seconds", "nodes"}},
       {"simulate", "--json", &a.simulate.json, "print one JSON object"},
   };
 }

@@ -36,6 +36,7 @@ struct SimulateArgs {
   int procs = 0;
   int node_cores = 16;
   std::string serial_seconds = "0";  // a count's setup_seconds, to predict the whole run
+  std::string cost = "seconds";      // or "nodes": nodes times the mean seconds per node
   bool json = false;
 };
 

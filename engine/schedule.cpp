@@ -158,6 +158,17 @@ SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, 
   return run;
 }
 
+std::vector<TaskStat> costs_from_nodes(std::vector<TaskStat> tasks) {
+  double seconds = 0, nodes = 0;
+  for (const TaskStat& t : tasks) {
+    seconds += t.seconds;
+    nodes += static_cast<double>(t.nodes);
+  }
+  const double per_node = nodes > 0 ? seconds / nodes : 0.0;
+  for (TaskStat& t : tasks) t.seconds = per_node * static_cast<double>(t.nodes);
+  return tasks;
+}
+
 Expected<std::vector<TaskStat>> read_task_stats(const std::string& path) {
   std::ifstream in(path);
   if (!in) return Error{"cannot read task stats '" + path + "'"};

@@ -77,6 +77,11 @@ struct SimulatedRun {
 SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, int node_cores,
                                double serial_seconds = 0);
 
+// The same tasks with their seconds replaced by nodes times the profile's mean seconds per node:
+// a cost model immune to timing noise (a virtual machine's stolen time shows up as CPU time),
+// at the price of ignoring how the time per node varies between subproblems.
+std::vector<TaskStat> costs_from_nodes(std::vector<TaskStat> tasks);
+
 // Reads a --task-stats CSV (header "id,nodes,seconds,estimate"; rows in any order).
 Expected<std::vector<TaskStat>> read_task_stats(const std::string& path);
 

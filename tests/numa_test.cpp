@@ -146,7 +146,7 @@ TEST(Numa, BadOptionsExitTwoWithOneLine) {
         "simulate /nonexistent/stats.csv --procs 4", "simulate /dev/null --procs 0",
         "simulate /dev/null --procs 2", "simulate /dev/null --procs 2 --serial-seconds -1",
         "simulate /dev/null --procs 2 --serial-seconds 1x",
-        "--n 8 --task-stats /nonexistent/dir/x"}) {
+        "simulate /dev/null --procs 2 --cost time", "--n 8 --task-stats /nonexistent/dir/x"}) {
     const Outcome r = run("", a);
     EXPECT_EQ(r.status, 2) << a;
     EXPECT_EQ(r.err.rfind("nqcount: error: ", 0), 0u) << a << ": " << r.err;

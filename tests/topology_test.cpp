@@ -239,6 +239,16 @@ TEST(Simulator, NeverFasterThanPerfect) {
   }
 }
 
+TEST(Simulator, CostsFromNodesKeepTheTotalAndFollowTheNodes) {
+  const std::vector<TaskStat> measured = {{0, 100, 3.0, 1}, {1, 300, 1.0, 1}, {2, 0, 0.5, 1}};
+  const auto model = costs_from_nodes(measured);
+  ASSERT_EQ(model.size(), 3u);
+  EXPECT_DOUBLE_EQ(model[0].seconds, 1.125);  // 4.5 s over 400 nodes
+  EXPECT_DOUBLE_EQ(model[1].seconds, 3.375);
+  EXPECT_DOUBLE_EQ(model[2].seconds, 0.0);
+  EXPECT_EQ(model[1].nodes, 300u);
+}
+
 TEST(Simulator, ReadsTaskStatsAndRejectsOtherFiles) {
   const std::string path = ::testing::TempDir() + "nq_stats_" + std::to_string(getpid()) + ".csv";
   {
