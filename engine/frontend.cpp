@@ -189,7 +189,7 @@ void split_subproblem(const Subproblem& s, int rows, std::vector<Subproblem>& ou
 // Split 4 from n = 16: 15785 subproblems at n = 16 (hundreds per thread at 64 threads), 33055
 // at n = 18. Replaying measured task costs (nqcount simulate), n = 16 runs at 0.997 efficiency
 // on 64 workers and 0.993 on 256 with split 4, against 0.989 and 0.85 with split 3, for about
-// 1% more CPU time; n = 18 (split 4) at 0.995 on 256 workers and 0.975 on 1024.
+// 1% more CPU time; n = 18 (split 4) at 0.996 on 256 workers (README, NUMA and scaling).
 int default_split_rows(int n) { return n >= 16 ? 4 : n >= 12 ? 3 : 1; }
 
 Plan plan_canonical(int n, int split_rows) {
