@@ -203,8 +203,8 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
     q.node = numa.arenas[a].node;
     q.ids = std::move(dealt[a]);
     q.chunk = claim_size(q.ids.size(), threads[a]);
-    // The node's subproblems on the node's own memory (first touch is on the node too where
-    // binding is impossible, e.g. a synthetic machine).
+    // The node's subproblems on the node's own memory (hwloc_alloc_membind); where binding is
+    // impossible (a synthetic machine, no such node) it is ordinary memory.
     q.local =
         static_cast<Subproblem*>(binder.alloc_on_node(q.ids.size() * sizeof(Subproblem), q.node));
     for (std::size_t k = 0; k < q.ids.size(); ++k)
