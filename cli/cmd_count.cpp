@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "commands.hpp"
@@ -70,6 +71,8 @@ CountConfig count_config(const CountArgs& args) {
                   : kernel_from_env(args) ? std::getenv("NQ_KERNEL")
                                           : "auto";
   config.split_rows = args.split_rows;
+  config.numa = args.numa != "off";
+  config.task_stats = !args.task_stats.empty();
   return config;
 }
 
@@ -112,6 +115,17 @@ int run_count(const CountArgs& args) {
   const std::unique_ptr<FileJournal> journal = open_checkpoint(args);
   config.journal = journal.get();
 
+  // The stats file is opened before the run, so that a bad path fails at once, not after it.
+  std::optional<AtomicFile> stats_file;
+  if (config.task_stats) {
+    std::string error;
+    stats_file.emplace(args.task_stats);
+    if (!stats_file->open(&error)) {
+      print_error(error);
+      return 2;
+    }
+  }
+
   Monitor monitor;
   Expected<CountResult> out = Error{};
   {
@@ -131,6 +145,18 @@ int run_count(const CountArgs& args) {
   if (journal)
     if (auto closed = journal->close(); !closed)
       print_warning(closed.error().message + " (the counts below are complete)");
+  if (stats_file) {
+    std::ostringstream csv;
+    csv << "id,nodes,seconds,estimate\n" << std::setprecision(9);
+    for (const TaskStat& t : r.tasks)
+      csv << t.id << "," << t.nodes << "," << t.seconds << "," << t.estimate << "\n";
+    std::string error;
+    if (!stats_file->commit(csv.str(), &error)) {
+      print_error(error);
+      return 2;
+    }
+  }
+
   return report_count(args, r);
 }
 
@@ -154,7 +180,17 @@ int report_count(const CountArgs& args, const CountResult& r, const RankShares& 
     j["split_depth"] = r.split_rows;
     j["seconds"] = r.seconds;
     j["kernel"] = r.kernel;
-    j["numa_nodes"] = 1;
+    j["setup_seconds"] = r.setup_seconds;
+    j["numa_nodes"] = r.numa_nodes;
+    j["arenas"] = nlohmann::json::array();
+    for (const ArenaResult& a : r.arenas)
+      j["arenas"].push_back({{"node", a.node},
+                             {"threads", a.threads},
+                             {"cpus", a.cpus},
+                             {"pinned", a.pinned},
+                             {"ran_on", a.ran_on},
+                             {"subproblems", a.subproblems},
+                             {"helped", a.helped}});
     j["verified"] = known ? nlohmann::json(match) : nlohmann::json(nullptr);
     if (!args.checkpoint.empty()) j["subproblems_resumed"] = r.subproblems_resumed;
     if (!ranks.subproblems.empty()) {
@@ -190,6 +226,7 @@ int report_count(const CountArgs& args, const CountResult& r, const RankShares& 
     if (!args.checkpoint.empty())
       line("resumed",
            std::to_string(r.subproblems_resumed) + " subproblems from " + args.checkpoint);
+    line("numa nodes", std::to_string(r.numa_nodes));
     if (args.verify)
       line("verified",
            !known ? "no known value for n = " + std::to_string(r.n)

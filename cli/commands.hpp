@@ -13,5 +13,7 @@ int run_edit(const EditArgs& args);
 int run_orbits(const OrbitsArgs& args);
 int run_list(const ListArgs& args);
 int run_solve(const SolveArgs& args);
+int run_topology(const TopologyArgs& args);
+int run_simulate(const SimulateArgs& args);
 
 }  // namespace nq::cli

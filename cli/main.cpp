@@ -68,5 +68,7 @@ int main(int argc, char** argv) {
   if (subs["orbits"]->parsed()) return nq::cli::run_orbits(args.orbits);
   if (subs["list"]->parsed()) return nq::cli::run_list(args.list);
   if (subs["solve"]->parsed()) return nq::cli::run_solve(args.solve);
+  if (subs["topology"]->parsed()) return nq::cli::run_topology(args.topology);
+  if (subs["simulate"]->parsed()) return nq::cli::run_simulate(args.simulate);
   return 2;
 }

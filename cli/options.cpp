@@ -29,6 +29,15 @@ const std::vector<Command>& commands() {
                  "signatures."},
       {"list", "Stream every solution (or one canonical representative per orbit), one per line, "
                "in lexicographic order."},
+      {"topology",
+       "Print the machine as hwloc sees it (packages, NUMA nodes, cores, PUs) and the "
+       "NUMA plan for --threads: one arena per node, its thread count and CPUs. "
+       "HWLOC_SYNTHETIC=\"pack:2 numa:2 core:16 pu:1\" shows the plan for another "
+       "machine."},
+      {"simulate",
+       "Replay a --task-stats file on P simulated workers with the engine's own "
+       "scheduling policy (deal to NUMA nodes largest first, chunks, helping); print "
+       "the predicted makespan, speedup and efficiency."},
   };
   return kCommands;
 }
@@ -146,6 +155,32 @@ std::vector<OptionRow> option_table(Args& a) {
        std::nullopt, {"perm", "board"}},
       {"list", "--limit", &a.list.limit, "stop after this many solutions",
        std::pair{1LL, (long long)INT_MAX}},
+      {"count", "--numa", &a.count.numa,
+       "auto: one task arena per NUMA node, threads pinned to its CPUs, memory on the node; "
+       "off: one unpinned arena",
+       std::nullopt, {"auto", "off"}},
+      {"count", "--task-stats", &a.count.task_stats,
+       "write one CSV row per subproblem (id,nodes,seconds,estimate) to this file, for "
+       "'nqcount simulate' (times every subproblem: slightly slower)"},
+      {"topology", "-t,--threads", &a.topology.threads,
+       "plan for this many threads (default: every hardware thread)", std::pair{1LL, max_threads}},
+      {"topology", "--numa", &a.topology.numa, "auto: one arena per NUMA node; off: one arena",
+       std::nullopt, {"auto", "off"}},
+      {"topology", "--json", &a.topology.json, "print one JSON object"},
+      {"simulate", "stats", &a.simulate.stats, "the --task-stats CSV file", std::nullopt, {}, true},
+      {"simulate", "-p,--procs", &a.simulate.procs, "simulated worker threads",
+       std::pair{1LL, max_threads}, {}, true},
+      {"simulate", "--node-cores", &a.simulate.node_cores,
+       "cores per simulated NUMA node (the workers fill nodes of this size)",
+       std::pair{1LL, max_threads}},
+      {"simulate", "--serial-seconds", &a.simulate.serial_seconds,
+       "seconds the run spends before counting (its JSON setup_seconds), added to the "
+       "prediction: the whole run's speedup (default 0: the parallel phase only)"},
+      {"simulate", "--cost", &a.simulate.cost,
+       "seconds: each task's measured seconds; nodes: its nodes times the profile's mean seconds "
+       "per node (immune to timing noise such as a virtual machine's stolen time)",
+       std::nullopt, {"seconds", "nodes"}},
+      {"simulate", "--json", &a.simulate.json, "print one JSON object"},
   };
 }
 

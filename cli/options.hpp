@@ -29,6 +29,23 @@ struct CountArgs {
   std::string checkpoint;         // journal file; empty: none
   int checkpoint_every = 30;      // seconds between journal flushes
   std::vector<std::string> argv;  // the command line as typed, for the "resume with" hint
+  std::string numa = "auto";
+  std::string task_stats;  // empty: none
+};
+
+struct TopologyArgs {
+  int threads = 0;  // 0: every hardware thread
+  std::string numa = "auto";
+  bool json = false;
+};
+
+struct SimulateArgs {
+  std::string stats;  // a --task-stats file
+  int procs = 0;
+  int node_cores = 16;
+  std::string serial_seconds = "0";  // a count's setup_seconds, to predict the whole run
+  std::string cost = "seconds";      // or "nodes": nodes times the mean seconds per node
+  bool json = false;
 };
 
 struct TableArgs {
@@ -84,6 +101,8 @@ struct Args {
   OrbitsArgs orbits;
   ListArgs list;
   SolveArgs solve;
+  TopologyArgs topology;
+  SimulateArgs simulate;
 };
 
 struct Command {

@@ -1,5 +1,8 @@
 #include "cost.hpp"
 
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+
 #include <algorithm>
 
 #include "frontend.hpp"
@@ -21,8 +24,13 @@ std::uint64_t width_at(const Subproblem& s, Mask cols, Mask ld, Mask rd, int row
 
 }  // namespace
 
+// Three rows from n = 12: over the subproblems of n = 16 (split 4) the width three rows down
+// correlates 0.81 with the true node counts (0.86 at four rows, 0.91 at five), at about 0.6 us
+// a subproblem instead of 4 or 11; with largest-first dealing the simulated efficiency at 256
+// workers is 0.99 at n = 16 either way, and the progress percentage stays within 0.3 of the
+// truth. More rows would only lengthen the serial setup of every run.
 int cost_probe_rows(int n) {
-  return std::clamp(n / 4, 2, 5);
+  return std::clamp(n / 4, 2, 3);
 }
 
 std::uint64_t estimate_cost(const Subproblem& s, int probe_rows) {
@@ -31,10 +39,12 @@ std::uint64_t estimate_cost(const Subproblem& s, int probe_rows) {
 }
 
 std::vector<std::uint64_t> estimate_costs(const Plan& plan) {
-  std::vector<std::uint64_t> costs;
-  costs.reserve(plan.subproblems.size());
+  std::vector<std::uint64_t> costs(plan.subproblems.size());
   const int rows = cost_probe_rows(plan.n);
-  for (const Subproblem& s : plan.subproblems) costs.push_back(estimate_cost(s, rows));
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, costs.size(), 256), [&](const auto& r) {
+    for (std::size_t i = r.begin(); i < r.end(); ++i)
+      costs[i] = estimate_cost(plan.subproblems[i], rows);
+  });
   return costs;
 }
 

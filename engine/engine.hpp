@@ -10,6 +10,7 @@
 #include "frontend.hpp"
 #include "journal.hpp"
 #include "reducer.hpp"
+#include "schedule.hpp"
 #include "types.hpp"
 
 namespace nq {
@@ -22,6 +23,19 @@ struct CountConfig {
   // Optional (engine/journal.hpp): count() skips the subproblems it has finished and adds
   // their counts back; every subproblem finished by this run is recorded in it.
   SubproblemJournal* journal = nullptr;
+  bool numa = true;             // one arena per NUMA node, pinned (false: one unpinned arena)
+  bool task_stats = false;      // time every subproblem (CountResult::tasks)
+};
+
+// What one arena did.
+struct ArenaResult {
+  int node = -1;  // NUMA node (os index), -1 for the unpinned arena of numa = false
+  int threads = 0;
+  std::vector<int> cpus;          // the CPUs it was pinned to (empty: unpinned)
+  bool pinned = false;            // every thread that entered it was bound to `cpus`
+  std::vector<int> ran_on;        // the CPUs its threads were seen running on, ascending
+  std::uint64_t subproblems = 0;  // counted by its threads
+  std::uint64_t helped = 0;       // of those, taken from another node's queue
 };
 
 struct CountResult {
@@ -37,6 +51,10 @@ struct CountResult {
   std::string kernel;
   bool cancelled = false;  // Monitor::cancel stopped it: counts are partial
   std::uint64_t subproblems_resumed = 0;  // of `subproblems`, found done in the journal
+  double setup_seconds = 0;  // planning, estimating and dealing: before any counting
+  int numa_nodes = 1;        // NUMA nodes the run used (one arena each)
+  std::vector<ArenaResult> arenas;
+  std::vector<TaskStat> tasks;  // with CountConfig::task_stats: one per subproblem, by id
 };
 
 // Threads the hardware offers (what --threads 0 means).

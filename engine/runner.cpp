@@ -1,41 +1,45 @@
-// The TBB runner: a parallel reduction over the plan's subproblems, inside an arena capped at
-// the requested number of threads.
+// The TBB runner: one task arena per NUMA node, its threads pinned to the node's CPUs, the
+// subproblems dealt to the nodes and claimed in chunks, the nodes helping each other at the end
+// (the policy is in schedule.hpp, the NUMA plan in topology.hpp). Every worker keeps its own
+// partial sums; they are joined once, at the end.
+#include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/info.h>
-#include <oneapi/tbb/parallel_reduce.h>
-#include <oneapi/tbb/partitioner.h>
+#include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
+#include <oneapi/tbb/task_scheduler_observer.h>
+#include <time.h>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
+#include <deque>
+#include <future>
+#include <new>
+#include <span>
 
 #include "cost.hpp"
 #include "engine.hpp"
 #include "frontend.hpp"
 #include "kernels.hpp"
 #include "placement.hpp"
+#include "schedule.hpp"
+#include "topology.hpp"
 
 namespace nq {
 namespace {
 
-// A range of subproblem indices. The grain bounds how many subproblems one leaf task counts:
-// subproblem costs vary by two orders of magnitude, so leaves are kept small (a few per
-// thread per percent of the work) and stealing evens out the rest.
-class SubproblemRange {
- public:
-  SubproblemRange(std::size_t b, std::size_t e, std::size_t grain) : b_(b), e_(e), grain_(grain) {}
-  SubproblemRange(SubproblemRange& r, tbb::split)
-      : b_(r.b_ + (r.e_ - r.b_) / 2), e_(r.e_), grain_(r.grain_) {
-    r.e_ = b_;
-  }
-  bool empty() const { return b_ >= e_; }
-  bool is_divisible() const { return e_ - b_ > grain_; }
-  std::size_t begin() const { return b_; }
-  std::size_t end() const { return e_; }
-
- private:
-  std::size_t b_, e_, grain_;
+// One NUMA node's share of the plan: its subproblems, dealt largest first, copied into memory
+// bound to the node; its threads claim chunks from the front with one atomic increment each.
+struct NodeQueue {
+  int node = -1;
+  std::vector<std::uint32_t> ids;  // plan indices, in claim order
+  Subproblem* local = nullptr;     // ids.size() subproblems on the node's memory
+  std::size_t chunk = 1;
+  std::vector<double> estimate_after;  // estimate_after[k]: estimated work of ids[k..]
+  alignas(64) std::atomic<std::size_t> next{0};
 };
 
 // Checkpoint, resume and progress (engine/journal.hpp, engine/cost.hpp): which plan indices
@@ -46,79 +50,105 @@ struct RunHooks {
   SubproblemJournal* journal = nullptr;
 };
 
-class CountBody {
+// Pins the threads that enter an arena to its node's CPUs, and frees them on leaving: a TBB
+// worker may serve several arenas in turn (the hwloc route of SPEC 3.3; tbbbind's NUMA
+// constraints would do the same, but only for the real machine's nodes, while this plan may
+// come from a synthetic topology under test).
+class ArenaPinning : public tbb::task_scheduler_observer {
  public:
-  CountBody(const Plan& plan, const Kernel* kernel, const RunHooks& hooks, Monitor* monitor)
-      : plan_(plan), kernel_(kernel), hooks_(hooks), monitor_(monitor) {}
-  CountBody(CountBody& o, tbb::split)
-      : plan_(o.plan_), kernel_(o.kernel_), hooks_(o.hooks_), monitor_(o.monitor_) {}
-
-  void operator()(const SubproblemRange& r) {
-    constexpr std::size_t kBatch = 64;
-    std::array<Tally, kBatch> tallies;
-    std::array<Subproblem, kBatch> gathered;  // a selection's subproblems, made contiguous
-    std::array<FinishedSubproblem, kBatch> finished;
-    for (std::size_t b = r.begin(); b < r.end(); b += kBatch) {
-      if (monitor_ && monitor_->cancel.load(std::memory_order_relaxed)) return;
-      const std::size_t m = std::min(kBatch, r.end() - b);
-      auto index = [&](std::size_t i) {
-        return hooks_.selection ? (*hooks_.selection)[b + i] : b + i;
-      };
-      const Subproblem* first = plan_.subproblems.data() + b;
-      if (hooks_.selection) {
-        for (std::size_t i = 0; i < m; ++i) gathered[i] = plan_.subproblems[index(i)];
-        first = gathered.data();
-      }
-      const std::span<const Subproblem> in(first, m);
-      if (kernel_) {
-        kernel_->count(in, std::span<Tally>(tallies.data(), m));
-      } else {
-        for (std::size_t i = 0; i < m; ++i)
-          tallies[i] = count_classic(plan_.n, in[i].cols, in[i].ld, in[i].rd, in[i].rows);
-      }
-      std::uint64_t nodes = 0, cost = 0;
-      for (std::size_t i = 0; i < m; ++i) {
-        part_.weighted += static_cast<u128>(plan_.weights[index(i)]) * tallies[i].solutions;
-        nodes += tallies[i].nodes;
-        if (hooks_.costs) cost += (*hooks_.costs)[index(i)];
-        finished[i] = {index(i), tallies[i]};
-      }
-      if (hooks_.journal) hooks_.journal->record(std::span(finished.data(), m));
-      part_.nodes += nodes;
-      part_.subproblems += m;
-      if (monitor_) {
-        monitor_->subproblems_done.fetch_add(m, std::memory_order_relaxed);
-        monitor_->nodes_done.fetch_add(nodes, std::memory_order_relaxed);
-        monitor_->cost_done.fetch_add(cost, std::memory_order_relaxed);
-      }
-    }
+  ArenaPinning(tbb::task_arena& arena, Binder& binder, const std::vector<int>& cpus)
+      : tbb::task_scheduler_observer(arena), binder_(binder), cpus_(cpus) {
+    if (!cpus_.empty()) observe(true);
   }
-  void join(const CountBody& o) { part_.join(o.part_); }
-  const Partial& partial() const { return part_; }
+  ~ArenaPinning() override { observe(false); }
+  void on_scheduler_entry(bool) override {
+    if (!binder_.bind_thread(cpus_)) failed_.store(true, std::memory_order_relaxed);
+  }
+  void on_scheduler_exit(bool) override { binder_.unbind_thread(); }
+  bool pinned() const { return !cpus_.empty() && !failed_.load(); }
 
  private:
-  const Plan& plan_;
-  const Kernel* kernel_;  // nullptr: the classic kernel
-  RunHooks hooks_;
-  Monitor* monitor_;
-  Partial part_;
+  Binder& binder_;
+  const std::vector<int>& cpus_;
+  std::atomic<bool> failed_{false};
 };
 
-// Counts `count` subproblems of the plan (the first ones, or hooks.selection) in one arena.
-Partial run_plan(const Plan& plan, const Kernel* kernel, int threads, std::size_t count,
-                 const RunHooks& hooks, Monitor* monitor) {
-  const std::size_t per_thread = count / (static_cast<std::size_t>(threads) * 256);
-  const std::size_t grain = std::clamp<std::size_t>(per_thread, 1, 32);
+// What one worker loop accumulates: its own partial sums (no shared atomics per subproblem)
+// and the CPUs it found itself on. A cache line of its own: neighbours are other threads.
+struct alignas(64) WorkerTally {
+  Partial part;
+  std::uint64_t helped = 0;
+  std::vector<int> cpus_seen;
+};
 
-  tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
-                          static_cast<std::size_t>(threads));
-  tbb::task_arena arena(threads);
-  CountBody body(plan, kernel, hooks, monitor);
-  arena.execute([&] {
-    tbb::parallel_reduce(SubproblemRange(0, count, grain), body, tbb::simple_partitioner());
-  });
-  return body.partial();
+// The CPU time of the calling thread. Task costs are measured with it rather than the wall
+// clock: on a shared machine a task that is preempted for a time slice would otherwise look
+// ten times its cost, and the simulator would blame the split for the scheduler's noise.
+double thread_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
+
+// The counting step for a batch of claimed subproblems: the kernel's batch call (or the classic
+// kernel), then the weighted sums into the worker's partial, the journal and the progress.
+class Counter {
+ public:
+  Counter(const Plan& plan, const Kernel* kernel, const RunHooks& hooks, Monitor* monitor,
+          std::vector<TaskStat>* stats)
+      : plan_(plan), kernel_(kernel), hooks_(hooks), monitor_(monitor), stats_(stats) {}
+
+  void count(const NodeQueue& q, std::size_t begin, std::size_t end, Partial& part) const {
+    constexpr std::size_t kBatch = 16;  // claim_size never exceeds it
+    std::array<Tally, kBatch> tallies;
+    std::array<FinishedSubproblem, kBatch> finished;
+    const std::size_t m = end - begin;
+    const std::span<const Subproblem> in(q.local + begin, m);
+    if (stats_) {  // one at a time, timed: --task-stats
+      for (std::size_t i = 0; i < m; ++i) {
+        const double t0 = thread_seconds();
+        count_span(in.subspan(i, 1), std::span<Tally>(tallies.data() + i, 1));
+        TaskStat& st = (*stats_)[q.ids[begin + i]];
+        st.seconds = thread_seconds() - t0;
+        st.nodes = tallies[i].nodes;
+      }
+    } else {
+      count_span(in, std::span<Tally>(tallies.data(), m));
+    }
+    std::uint64_t nodes = 0, cost = 0;
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::uint32_t id = q.ids[begin + i];
+      part.weighted += static_cast<u128>(plan_.weights[id]) * tallies[i].solutions;
+      nodes += tallies[i].nodes;
+      cost += (*hooks_.costs)[id];
+      finished[i] = {id, tallies[i]};
+    }
+    if (hooks_.journal) hooks_.journal->record(std::span(finished.data(), m));
+    part.nodes += nodes;
+    part.subproblems += m;
+    if (monitor_) {
+      monitor_->subproblems_done.fetch_add(m, std::memory_order_relaxed);
+      monitor_->nodes_done.fetch_add(nodes, std::memory_order_relaxed);
+      monitor_->cost_done.fetch_add(cost, std::memory_order_relaxed);
+    }
+  }
+
+ private:
+  void count_span(std::span<const Subproblem> in, std::span<Tally> out) const {
+    if (kernel_) {
+      kernel_->count(in, out);
+    } else {
+      for (std::size_t i = 0; i < in.size(); ++i)
+        out[i] = count_classic(plan_.n, in[i].cols, in[i].ld, in[i].rd, in[i].rows);
+    }
+  }
+
+  const Plan& plan_;
+  const Kernel* kernel_;  // nullptr: the classic kernel
+  const RunHooks& hooks_;
+  Monitor* monitor_;
+  std::vector<TaskStat>* stats_;
+};
 
 // The checks count() makes; the kernel, or nullptr for the classic route.
 Expected<const Kernel*> checked_kernel(const CountConfig& config) {
@@ -153,6 +183,140 @@ Plan plan_for(const CountConfig& config, int threads) {
                                         : plan_canonical(config.n, split);
   });
   return plan;
+}
+
+// One worker: its node's queue first, then whichever queue has the most work left (schedule.hpp).
+void work(std::vector<NodeQueue>& queues, std::size_t home, const Counter& counter,
+          Monitor* monitor, WorkerTally& tally) {
+  auto note_cpu = [&] {
+    const int cpu = current_cpu();
+    if (cpu >= 0 &&
+        std::find(tally.cpus_seen.begin(), tally.cpus_seen.end(), cpu) == tally.cpus_seen.end())
+      tally.cpus_seen.push_back(cpu);
+  };
+  note_cpu();  // every worker loop notes where it starts, even if the others left it no work
+  std::vector<double> left(queues.size());
+  std::size_t q = home;
+  for (;;) {
+    if (monitor && monitor->cancel.load(std::memory_order_relaxed)) return;
+    NodeQueue& queue = queues[q];
+    const std::size_t begin = queue.next.fetch_add(queue.chunk, std::memory_order_relaxed);
+    if (begin >= queue.ids.size()) {  // empty: help the queue with the most work left
+      for (std::size_t k = 0; k < queues.size(); ++k) {
+        const std::size_t at = queues[k].next.load(std::memory_order_relaxed);
+        left[k] = at < queues[k].ids.size() ? queues[k].estimate_after[at] : 0.0;
+      }
+      const int h = queue_to_help(left);
+      if (h < 0) return;
+      q = static_cast<std::size_t>(h);
+      continue;
+    }
+    note_cpu();
+    const std::size_t end = std::min(begin + queue.chunk, queue.ids.size());
+    counter.count(queue, begin, end, tally.part);
+    if (q != home) tally.helped += end - begin;
+  }
+}
+
+// Runs the plan on one arena per NUMA node (schedule.hpp has the policy); fills the result's
+// arena fields and task stats, and returns the sums of every worker's partial.
+Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig& config,
+                      const RunHooks& hooks,
+                      std::future<Expected<Topology>>& machine,
+                      std::chrono::steady_clock::time_point start, CountResult& result,
+                      Monitor* monitor) {
+  Topology topology;
+  if (machine.valid()) {
+    auto t = machine.get();
+    if (t.ok()) topology = *t;  // no topology: one unpinned arena, as with --numa off
+  }
+  const NumaPlan numa = plan_arenas(topology, result.threads, config.numa);
+  result.numa_nodes = static_cast<int>(numa.arenas.size());
+
+  // The arenas reserve no slot for the calling thread, which only waits: the T workers are
+  // exactly the plan's threads, and global_control lets TBB create them (it counts the caller).
+  tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
+                          static_cast<std::size_t>(numa.threads) + 1);
+
+  // Order and deal by estimated cost; only the selected subproblems (resume, MPI) are dealt.
+  const std::size_t total = plan.subproblems.size();
+  std::vector<double> estimate(total);
+  for (std::size_t i = 0; i < total; ++i) estimate[i] = static_cast<double>((*hooks.costs)[i]);
+  std::vector<std::uint32_t> order = largest_first(estimate);
+  if (hooks.selection) {
+    std::vector<bool> selected(total, false);
+    for (std::uint64_t i : *hooks.selection) selected[i] = true;
+    std::erase_if(order, [&](std::uint32_t i) { return !selected[i]; });
+  }
+  std::vector<int> threads;
+  for (const ArenaPlan& a : numa.arenas) threads.push_back(a.threads);
+  auto dealt = deal_to_arenas(order, estimate, threads);
+
+  Binder binder;
+  std::vector<NodeQueue> queues(numa.arenas.size());
+  for (std::size_t a = 0; a < queues.size(); ++a) {
+    NodeQueue& q = queues[a];
+    q.node = numa.arenas[a].node;
+    q.ids = std::move(dealt[a]);
+    q.chunk = claim_size(q.ids.size(), threads[a]);
+    // The node's subproblems on the node's own memory (hwloc_alloc_membind); where binding is
+    // impossible (a synthetic machine, no such node) it is ordinary memory.
+    q.local =
+        static_cast<Subproblem*>(binder.alloc_on_node(q.ids.size() * sizeof(Subproblem), q.node));
+    for (std::size_t k = 0; k < q.ids.size(); ++k)
+      new (q.local + k) Subproblem(plan.subproblems[q.ids[k]]);
+    q.estimate_after.assign(q.ids.size() + 1, 0.0);
+    for (std::size_t k = q.ids.size(); k-- > 0;)
+      q.estimate_after[k] = q.estimate_after[k + 1] + std::max(estimate[q.ids[k]], 1e-12);
+  }
+  if (config.task_stats) {
+    result.tasks.resize(total);
+    for (std::size_t i = 0; i < total; ++i) {
+      result.tasks[i].id = static_cast<std::uint32_t>(i);
+      result.tasks[i].estimate = estimate[i];
+    }
+  }
+  const Counter counter(plan, kernel, hooks, monitor, config.task_stats ? &result.tasks : nullptr);
+
+  std::deque<tbb::task_arena> arenas;
+  std::deque<ArenaPinning> pinning;
+  std::deque<tbb::task_group> groups;
+  std::vector<std::vector<WorkerTally>> tallies(queues.size());
+  for (std::size_t a = 0; a < queues.size(); ++a) {
+    arenas.emplace_back(threads[a], 0);
+    pinning.emplace_back(arenas.back(), binder, numa.arenas[a].cpus);
+    groups.emplace_back();
+    tallies[a].resize(static_cast<std::size_t>(threads[a]));
+  }
+  // Everything up to here ran before any counting: the serial part of the run.
+  result.setup_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (std::size_t a = 0; a < queues.size(); ++a)
+    arenas[a].execute([&, a] {
+      for (WorkerTally& t : tallies[a])
+        groups[a].run([&, a, tp = &t] { work(queues, a, counter, monitor, *tp); });
+    });
+  for (std::size_t a = 0; a < queues.size(); ++a) arenas[a].execute([&, a] { groups[a].wait(); });
+
+  Partial sum;
+  for (std::size_t a = 0; a < queues.size(); ++a) {
+    ArenaResult r;
+    r.node = numa.arenas[a].node;
+    r.threads = threads[a];
+    r.cpus = numa.arenas[a].cpus;
+    r.pinned = pinning[a].pinned();
+    for (const WorkerTally& t : tallies[a]) {
+      sum.join(t.part);
+      r.subproblems += t.part.subproblems;
+      r.helped += t.helped;
+      r.ran_on.insert(r.ran_on.end(), t.cpus_seen.begin(), t.cpus_seen.end());
+    }
+    std::sort(r.ran_on.begin(), r.ran_on.end());
+    r.ran_on.erase(std::unique(r.ran_on.begin(), r.ran_on.end()), r.ran_on.end());
+    result.arenas.push_back(std::move(r));
+    binder.free_memory(queues[a].local, queues[a].ids.size() * sizeof(Subproblem));
+  }
+  return sum;
 }
 
 }  // namespace
@@ -213,6 +377,9 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
     return result;
   }
 
+  // hwloc reads the machine (tens of milliseconds, once per process) while the front end plans.
+  std::future<Expected<Topology>> machine;
+  if (config.numa) machine = std::async(std::launch::async, read_topology);
   const Plan plan = plan_for(config, result.threads);
   result.classes = plan.classes;
   result.split_rows = plan.split_rows;
@@ -228,10 +395,10 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
     resumed = resume_point(plan, *done);
     hooks.selection = &resumed.todo;
   }
-  std::vector<std::uint64_t> costs;
+  // The estimated costs order and deal the work (schedule.hpp) and weight the progress.
+  const std::vector<std::uint64_t> costs = estimate_costs(plan);
+  hooks.costs = &costs;
   if (monitor) {
-    costs = estimate_costs(plan);
-    hooks.costs = &costs;
     std::uint64_t total_cost = 0, resumed_cost = 0;
     for (std::uint64_t c : costs) total_cost += c;
     if (hooks.selection) {
@@ -245,8 +412,7 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
     monitor->subproblems_total.store(plan.subproblems.size());
   }
 
-  const std::size_t to_count = hooks.selection ? resumed.todo.size() : plan.subproblems.size();
-  Partial part = run_plan(plan, kernel, result.threads, to_count, hooks, monitor);
+  Partial part = run_on_arenas(plan, kernel, config, hooks, machine, start, result, monitor);
   part.join(resumed.done);
   result.nodes = part.nodes;
   result.subproblems = part.subproblems;
@@ -289,7 +455,15 @@ Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan
   RunHooks hooks;
   hooks.selection = &selection;
   hooks.journal = config.journal;
-  const Partial part = run_plan(plan, *checked, result.threads, selection.size(), hooks, monitor);
+  // Costs of the selected subproblems only: an MPI rank counts many small selections.
+  std::vector<std::uint64_t> costs(plan.subproblems.size(), 0);
+  const int probe_rows = cost_probe_rows(plan.n);
+  for (std::uint64_t i : selection) costs[i] = estimate_cost(plan.subproblems[i], probe_rows);
+  hooks.costs = &costs;
+  std::future<Expected<Topology>> machine;
+  if (config.numa) machine = std::async(std::launch::async, read_topology);
+  const Partial part =
+      run_on_arenas(plan, *checked, config, hooks, machine, start, result, monitor);
   result.orbits.total = part.weighted;
   result.nodes = part.nodes;
   result.subproblems = part.subproblems;
