@@ -1,6 +1,8 @@
 // The algebra commands (`orbit`, `edit`, `orbits`, `list`, `count --algo dp`) run as a user
 // runs them: exit codes, stderr, JSON, and `list` into a closed pipe.
 #include <gtest/gtest.h>
+
+#include "cli_runner.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,26 +21,11 @@
 
 namespace {
 
-struct Outcome {
-  int status;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
-Outcome nqcount(const std::string& args) {
-  const std::string errfile = ::testing::TempDir() + "nq_algebra_cli_err." + std::to_string(getpid());
-  const std::string cmd = std::string(NQCOUNT_BIN) + " " + args + " 2>" + errfile;
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 65536> buf;
-  while (std::size_t k = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), k);
-  const int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out, slurp(errfile)};
-}
+using nq::test::nqcount;
+using nq::test::Outcome;
+using nq::test::read_file;
+using nq::test::shell;
+using nq::test::temp_path;
 
 void expect_usage_error(const std::string& args) {
   const Outcome r = nqcount(args);
@@ -211,8 +198,8 @@ TEST(AlgebraCli, ListStopsCleanlyOnAClosedPipe) {
   while (std::size_t k = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), k);
   pclose(p);
   EXPECT_EQ(lines(out).size(), 2u);
-  EXPECT_EQ(slurp(dir + "nq_pipe_status.txt"), "0\n");
-  EXPECT_EQ(slurp(dir + "nq_pipe_err.txt"), "");
+  EXPECT_EQ(read_file(dir + "nq_pipe_status.txt"), "0\n");
+  EXPECT_EQ(read_file(dir + "nq_pipe_err.txt"), "");
 }
 
 TEST(AlgebraCli, MalformedInputExitsTwoWithOneLine) {

@@ -1,6 +1,8 @@
 // --checkpoint from the command line: real SIGINT / SIGTERM, the printed resume command, and
 // refused journals. Runs the real binary (NQCOUNT_BIN).
 #include <gtest/gtest.h>
+
+#include "cli_runner.hpp"
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,37 +19,11 @@
 
 namespace {
 
-struct Outcome {
-  int status;
-  std::string out, err;
-};
-
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
-
-std::string temp_path(const std::string& name) {
-  const std::string p =
-      ::testing::TempDir() + "nq_ckpt_cli_" + std::to_string(::getpid()) + "_" + name;
-  std::filesystem::remove(p);
-  return p;
-}
-
-// Runs a shell command line; stdout and stderr apart.
-Outcome shell(const std::string& command) {
-  const std::string errfile = temp_path("stderr.txt");
-  FILE* p = popen((command + " 2>" + errfile).c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (std::size_t k = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), k);
-  const int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out, read_file(errfile)};
-}
-
-Outcome nqcount(const std::string& args) {
-  return shell(std::string(NQCOUNT_BIN) + " " + args);
-}
+using nq::test::nqcount;
+using nq::test::Outcome;
+using nq::test::read_file;
+using nq::test::shell;
+using nq::test::temp_path;
 
 // Whether process `pid` has `path` open.
 bool holds_open(pid_t pid, const std::string& path) {

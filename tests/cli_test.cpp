@@ -1,5 +1,7 @@
 // The nqcount command line, run as a user runs it: exit codes, stderr, JSON.
 #include <gtest/gtest.h>
+
+#include "cli_runner.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,25 +15,11 @@
 
 namespace {
 
-struct Outcome {
-  int status;
-  std::string out, err;
-};
-
-Outcome nqcount(const std::string& args) {
-  // One file per test process: ctest -j runs the cases of this file side by side.
-  const std::string errfile =
-      ::testing::TempDir() + "nq_cli_err_" + std::to_string(getpid()) + ".txt";
-  const std::string cmd = std::string(NQCOUNT_BIN) + " " + args + " 2>" + errfile;
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (std::size_t k = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), k);
-  const int st = pclose(p);
-  std::ifstream e(errfile);
-  std::string err((std::istreambuf_iterator<char>(e)), std::istreambuf_iterator<char>());
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out, err};
-}
+using nq::test::nqcount;
+using nq::test::Outcome;
+using nq::test::read_file;
+using nq::test::shell;
+using nq::test::temp_path;
 
 void expect_usage_error(const std::string& args) {
   const Outcome r = nqcount(args);

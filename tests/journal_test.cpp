@@ -3,6 +3,8 @@
 #include "journal.hpp"
 
 #include <gtest/gtest.h>
+
+#include "cli_runner.hpp"
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,17 +24,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string temp_path(const std::string& name) {
-  const std::string p =
-      ::testing::TempDir() + "nq_journal_" + std::to_string(::getpid()) + "_" + name;
-  std::filesystem::remove(p);
-  return p;
-}
+using test::temp_path;
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
+std::string read_bytes(const std::string& path) { return test::read_file(path); }
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }

@@ -1,6 +1,8 @@
 // nqcount-mpi under mpirun on this machine: the same counts as nqcount at 2 and 3 ranks, and
 // checkpoints that either program resumes. Built only when MPI is found.
 #include <gtest/gtest.h>
+
+#include "cli_runner.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,28 +15,11 @@
 
 namespace {
 
-struct Outcome {
-  int status;
-  std::string out, err;
-};
-
-std::string temp_path(const std::string& name) {
-  const std::string p = ::testing::TempDir() + "nq_mpi_" + std::to_string(::getpid()) + "_" + name;
-  std::filesystem::remove(p);
-  return p;
-}
-
-Outcome shell(const std::string& command) {
-  const std::string errfile = temp_path("stderr.txt");
-  FILE* p = popen((command + " 2>" + errfile).c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (std::size_t k = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), k);
-  const int st = pclose(p);
-  std::ifstream e(errfile);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out,
-          std::string((std::istreambuf_iterator<char>(e)), std::istreambuf_iterator<char>())};
-}
+using nq::test::nqcount;
+using nq::test::Outcome;
+using nq::test::read_file;
+using nq::test::shell;
+using nq::test::temp_path;
 
 // As root, mpirun needs the two OMPI_ALLOW variables; --bind-to none lets TBB in a rank use
 // more than one core; Open MPI's own allocations are not ours to leak-check.
@@ -43,9 +28,6 @@ Outcome mpi(int ranks, const std::string& args) {
       "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
       "ASAN_OPTIONS=detect_leaks=0 " MPIEXEC " --oversubscribe --bind-to none -np " +
       std::to_string(ranks) + " " NQCOUNT_MPI_BIN " " + args);
-}
-Outcome nqcount(const std::string& args) {
-  return shell(std::string(NQCOUNT_BIN) + " " + args);
 }
 
 void expect_same_counts(const std::string& mpi_json, const std::string& plain_json) {

@@ -3,6 +3,8 @@
 // and HWLOC_THISSYSTEM=1 in its environment (hwloc then binds threads to the fake nodes' CPUs
 // for real, where this machine has those CPUs).
 #include <gtest/gtest.h>
+
+#include "cli_runner.hpp"
 #include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,24 +23,11 @@
 
 namespace {
 
-struct Outcome {
-  int status;
-  std::string out, err;
-};
-
-// Runs a shell command line; stdout and stderr apart.
-Outcome shell(const std::string& command) {
-  const std::string errfile = ::testing::TempDir() + "nq_numa_err_" + std::to_string(getpid());
-  FILE* p = popen((command + " 2>" + errfile).c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (std::size_t k = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), k);
-  const int st = pclose(p);
-  std::ifstream e(errfile);
-  std::string err((std::istreambuf_iterator<char>(e)), std::istreambuf_iterator<char>());
-  std::remove(errfile.c_str());
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out, err};
-}
+using nq::test::nqcount;
+using nq::test::Outcome;
+using nq::test::read_file;
+using nq::test::shell;
+using nq::test::temp_path;
 
 // nqcount with `env` (VAR=value ...) in its environment.
 Outcome run(const std::string& env, const std::string& args) {

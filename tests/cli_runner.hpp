@@ -1,0 +1,51 @@
+// Running nqcount (or any command line) from a test as a user would: stdout captured, stderr
+// in a file of this test process's own (ctest -j runs the cases of one program side by side,
+// each in its own process), and the exit status.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+namespace nq::test {
+
+struct Outcome {
+  int status;  // the exit status, or -1 if the command did not exit normally
+  std::string out, err;
+};
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+// A path in the test temp folder that no other test process uses; removed if it exists.
+inline std::string temp_path(const std::string& name) {
+  const std::string p = ::testing::TempDir() + "nq_" + std::to_string(::getpid()) + "_" + name;
+  std::filesystem::remove(p);
+  return p;
+}
+
+// Runs a shell command line; stdout and stderr apart.
+inline Outcome shell(const std::string& command) {
+  const std::string errfile = temp_path("stderr.txt");
+  FILE* p = popen((command + " 2>" + errfile).c_str(), "r");
+  std::string out;
+  std::array<char, 65536> buf;
+  while (std::size_t k = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), k);
+  const int st = pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out, read_file(errfile)};
+}
+
+inline Outcome nqcount(const std::string& args) {
+  return shell(std::string(NQCOUNT_BIN) + " " + args);
+}
+
+}  // namespace nq::test
