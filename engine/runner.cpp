@@ -9,6 +9,7 @@
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 #include <oneapi/tbb/task_scheduler_observer.h>
+#include <sched.h>
 #include <time.h>
 
 #include <algorithm>
@@ -72,6 +73,19 @@ class ArenaPinning : public tbb::task_scheduler_observer {
   const std::vector<int>& cpus_;
   std::atomic<bool> failed_{false};
 };
+
+const std::vector<int> kNoCpus;
+
+// Whether `cpus` holds every CPU the process's affinity mask allows.
+bool covers_allowed_cpus(const std::vector<int>& cpus) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return false;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &allowed) && std::find(cpus.begin(), cpus.end(), cpu) == cpus.end())
+      return false;
+  return true;
+}
 
 // What one worker loop accumulates: its own partial sums (no shared atomics per subproblem)
 // and the CPUs it found itself on. A cache line of its own: neighbours are other threads.
@@ -284,7 +298,10 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
   std::vector<std::vector<WorkerTally>> tallies(queues.size());
   for (std::size_t a = 0; a < queues.size(); ++a) {
     arenas.emplace_back(threads[a], 0);
-    pinning.emplace_back(arenas.back(), binder, numa.arenas[a].cpus);
+    // A lone arena over every CPU this process may use has nothing to be pinned to: no
+    // observer then (one per arena costs a TBB allocation that outlives the run).
+    const bool whole_machine = queues.size() == 1 && covers_allowed_cpus(numa.arenas[a].cpus);
+    pinning.emplace_back(arenas.back(), binder, whole_machine ? kNoCpus : numa.arenas[a].cpus);
     groups.emplace_back();
     tallies[a].resize(static_cast<std::size_t>(threads[a]));
   }
