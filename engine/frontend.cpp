@@ -247,11 +247,15 @@ void split_subproblem(const Subproblem& s, int rows, std::vector<Subproblem>& ou
 // (measured: 500 probes give the same n = 16, 17 node totals as 4000, within 0.1%).
 constexpr int kOrientationProbes = 500;
 
-// Split 4 from n = 16: 15785 subproblems at n = 16 (hundreds per thread at 64 threads), 33055
-// at n = 18. Replaying measured task costs (nqcount simulate), n = 16 runs at 0.997 efficiency
-// on 64 workers and 0.993 on 256 with split 4, against 0.989 and 0.85 with split 3, for about
-// 1% more CPU time; n = 18 (split 4) at 0.996 on 256 workers (README, NUMA and scaling).
-int default_split_rows(int n) { return n >= 16 ? 4 : n >= 12 ? 3 : 1; }
+// Split 3 below n = 18, 4 from there. With the classes searched in their cheapest orientation,
+// split 3 already gives 8973 subproblems at n = 16 (hundreds per thread at 64 threads), and
+// split 4 (52875) tripled the serial setup (0.08 s -> 0.26 s, planning and cost estimates) of a
+// count that the lane kernels finish in 0.6 s. Replaying measured task costs (nqcount simulate),
+// the n = 16 profile runs at 0.99 efficiency on 64 workers with split 3, and n = 18 at 0.99 on
+// 256 workers with split 4 (README, NUMA and scaling).
+int default_split_rows(int n) {
+  return n >= 18 ? 4 : n >= 12 ? 3 : 1;
+}
 
 Plan plan_canonical(int n, int split_rows) {
   Plan plan;
