@@ -22,18 +22,12 @@
 namespace {
 
 using nq::test::nqcount;
+using nq::test::expect_usage_error;
 using nq::test::Outcome;
 using nq::test::read_file;
 using nq::test::shell;
 using nq::test::temp_path;
 
-void expect_usage_error(const std::string& args) {
-  const Outcome r = nqcount(args);
-  EXPECT_EQ(r.status, 2) << args;
-  EXPECT_EQ(r.err.rfind("nqcount: error: ", 0), 0u) << args << ": " << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
-  EXPECT_TRUE(r.out.empty()) << args;
-}
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -46,6 +47,15 @@ inline Outcome shell(const std::string& command) {
 
 inline Outcome nqcount(const std::string& args) {
   return shell(std::string(NQCOUNT_BIN) + " " + args);
+}
+
+// Bad input: exit status 2, exactly one line on stderr, "nqcount: error: ...", and no output.
+inline void expect_usage_error(const std::string& args) {
+  const Outcome r = nqcount(args);
+  EXPECT_EQ(r.status, 2) << args;
+  EXPECT_EQ(r.err.rfind("nqcount: error: ", 0), 0u) << args << ": " << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+  EXPECT_TRUE(r.out.empty()) << args;
 }
 
 }  // namespace nq::test
