@@ -19,6 +19,7 @@
 #include <deque>
 #include <future>
 #include <new>
+#include <optional>
 #include <span>
 
 #include "cost.hpp"
@@ -57,19 +58,19 @@ struct RunHooks {
 // come from a synthetic topology under test).
 class ArenaPinning : public tbb::task_scheduler_observer {
  public:
-  ArenaPinning(tbb::task_arena& arena, Binder& binder, const std::vector<int>& cpus)
+  ArenaPinning(tbb::task_arena& arena, Binder* binder, const std::vector<int>& cpus)
       : tbb::task_scheduler_observer(arena), binder_(binder), cpus_(cpus) {
-    if (!cpus_.empty()) observe(true);
+    if (binder_ && !cpus_.empty()) observe(true);
   }
   ~ArenaPinning() override { observe(false); }
   void on_scheduler_entry(bool) override {
-    if (!binder_.bind_thread(cpus_)) failed_.store(true, std::memory_order_relaxed);
+    if (!binder_->bind_thread(cpus_)) failed_.store(true, std::memory_order_relaxed);
   }
-  void on_scheduler_exit(bool) override { binder_.unbind_thread(); }
-  bool pinned() const { return !cpus_.empty() && !failed_.load(); }
+  void on_scheduler_exit(bool) override { binder_->unbind_thread(); }
+  bool pinned() const { return binder_ && !cpus_.empty() && !failed_.load(); }
 
  private:
-  Binder& binder_;
+  Binder* binder_;  // null: nothing to pin
   const std::vector<int>& cpus_;
   std::atomic<bool> failed_{false};
 };
@@ -235,8 +236,7 @@ void work(std::vector<NodeQueue>& queues, std::size_t home, const Counter& count
 // Runs the plan on one arena per NUMA node (schedule.hpp has the policy); fills the result's
 // arena fields and task stats, and returns the sums of every worker's partial.
 Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig& config,
-                      const RunHooks& hooks,
-                      std::future<Expected<Topology>>& machine,
+                      const RunHooks& hooks, std::future<Expected<Topology>>& machine,
                       std::chrono::steady_clock::time_point start, CountResult& result,
                       Monitor* monitor) {
   Topology topology;
@@ -266,7 +266,13 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
   for (const ArenaPlan& a : numa.arenas) threads.push_back(a.threads);
   auto dealt = deal_to_arenas(order, estimate, threads);
 
-  Binder binder;
+  // Pinning and node-local memory only where there is something to place: one arena over
+  // every CPU this process may use needs neither (and then no hwloc topology is loaded).
+  const bool placed = numa.arenas.size() > 1 ||
+                      (!numa.arenas[0].cpus.empty() && !covers_allowed_cpus(numa.arenas[0].cpus));
+  std::optional<Binder> binder;
+  if (placed) binder.emplace();
+  std::vector<Subproblem> plain;  // the lone arena's subproblems when nothing is placed
   std::vector<NodeQueue> queues(numa.arenas.size());
   for (std::size_t a = 0; a < queues.size(); ++a) {
     NodeQueue& q = queues[a];
@@ -275,10 +281,16 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
     q.chunk = claim_size(q.ids.size(), threads[a]);
     // The node's subproblems on the node's own memory (hwloc_alloc_membind); where binding is
     // impossible (a synthetic machine, no such node) it is ordinary memory.
-    q.local =
-        static_cast<Subproblem*>(binder.alloc_on_node(q.ids.size() * sizeof(Subproblem), q.node));
-    for (std::size_t k = 0; k < q.ids.size(); ++k)
-      new (q.local + k) Subproblem(plan.subproblems[q.ids[k]]);
+    if (binder) {
+      q.local = static_cast<Subproblem*>(
+          binder->alloc_on_node(q.ids.size() * sizeof(Subproblem), q.node));
+      for (std::size_t k = 0; k < q.ids.size(); ++k)
+        new (q.local + k) Subproblem(plan.subproblems[q.ids[k]]);
+    } else {
+      plain.reserve(q.ids.size());
+      for (std::uint32_t id : q.ids) plain.push_back(plan.subproblems[id]);
+      q.local = plain.data();
+    }
     q.estimate_after.assign(q.ids.size() + 1, 0.0);
     for (std::size_t k = q.ids.size(); k-- > 0;)
       q.estimate_after[k] = q.estimate_after[k + 1] + std::max(estimate[q.ids[k]], 1e-12);
@@ -298,10 +310,9 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
   std::vector<std::vector<WorkerTally>> tallies(queues.size());
   for (std::size_t a = 0; a < queues.size(); ++a) {
     arenas.emplace_back(threads[a], 0);
-    // A lone arena over every CPU this process may use has nothing to be pinned to: no
-    // observer then (one per arena costs a TBB allocation that outlives the run).
-    const bool whole_machine = queues.size() == 1 && covers_allowed_cpus(numa.arenas[a].cpus);
-    pinning.emplace_back(arenas.back(), binder, whole_machine ? kNoCpus : numa.arenas[a].cpus);
+    // Unplaced: no observer (one per arena costs a TBB allocation that outlives the run).
+    pinning.emplace_back(arenas.back(), binder ? &*binder : nullptr,
+                         placed ? numa.arenas[a].cpus : kNoCpus);
     groups.emplace_back();
     tallies[a].resize(static_cast<std::size_t>(threads[a]));
   }
@@ -331,7 +342,7 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
     std::sort(r.ran_on.begin(), r.ran_on.end());
     r.ran_on.erase(std::unique(r.ran_on.begin(), r.ran_on.end()), r.ran_on.end());
     result.arenas.push_back(std::move(r));
-    binder.free_memory(queues[a].local, queues[a].ids.size() * sizeof(Subproblem));
+    if (binder) binder->free_memory(queues[a].local, queues[a].ids.size() * sizeof(Subproblem));
   }
   return sum;
 }
@@ -396,7 +407,8 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
 
   // hwloc reads the machine (tens of milliseconds, once per process) while the front end plans.
   std::future<Expected<Topology>> machine;
-  if (config.numa) machine = std::async(std::launch::async, read_topology);
+  if (config.numa && !single_numa_node_here())
+    machine = std::async(std::launch::async, read_topology);
   const Plan plan = plan_for(config, result.threads);
   result.classes = plan.classes;
   result.split_rows = plan.split_rows;
@@ -478,7 +490,8 @@ Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan
   for (std::uint64_t i : selection) costs[i] = estimate_cost(plan.subproblems[i], probe_rows);
   hooks.costs = &costs;
   std::future<Expected<Topology>> machine;
-  if (config.numa) machine = std::async(std::launch::async, read_topology);
+  if (config.numa && !single_numa_node_here())
+    machine = std::async(std::launch::async, read_topology);
   const Partial part =
       run_on_arenas(plan, *checked, config, hooks, machine, start, result, monitor);
   result.orbits.total = part.weighted;

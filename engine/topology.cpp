@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <numeric>
 
 namespace nq {
@@ -101,6 +102,14 @@ const ThisMachine& this_machine() {
 }
 
 }  // namespace
+
+bool single_numa_node_here() {
+  for (const char* var : {"HWLOC_SYNTHETIC", "HWLOC_XMLFILE", "HWLOC_FSROOT"})
+    if (std::getenv(var)) return false;
+  std::ifstream online("/sys/devices/system/node/online");
+  std::string nodes;
+  return (online >> nodes) && nodes == "0";
+}
 
 Expected<Topology> read_topology() {
   return this_machine().description;

@@ -35,6 +35,11 @@ struct Topology {
 
 // The machine (or what HWLOC_SYNTHETIC says it is), read once per process.
 Expected<Topology> read_topology();
+
+// True when this machine certainly has one NUMA node (the kernel lists node 0 only, and no
+// HWLOC_SYNTHETIC or HWLOC_XMLFILE asks for another machine): a count then has nothing to
+// place and skips hwloc's topology load (tens of milliseconds of serial setup).
+bool single_numa_node_here();
 // A synthetic machine from an hwloc synthetic description; never this system.
 Expected<Topology> synthetic_topology(const std::string& description);
 
