@@ -2,10 +2,8 @@
 // subproblems dealt to the nodes and claimed in chunks, the nodes helping each other at the end
 // (the policy is in schedule.hpp, the NUMA plan in topology.hpp). Every worker keeps its own
 // partial sums; they are joined once, at the end.
-#include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/info.h>
-#include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 #include <oneapi/tbb/task_scheduler_observer.h>
@@ -184,6 +182,13 @@ Expected<const Kernel*> checked_kernel(const CountConfig& config) {
     return Error{"kernel '" + config.kernel + "' cannot run on this CPU (it needs " +
                  std::string(kernel->needs) + ")"};
   return kernel;
+}
+
+// hwloc reads the machine (tens of milliseconds, once per process) in the background, while
+// the front end plans; no read (an invalid future) where there is nothing to place.
+std::future<Expected<Topology>> start_reading_topology(const CountConfig& config) {
+  if (!config.numa || single_numa_node_here()) return {};
+  return std::async(std::launch::async, read_topology);
 }
 
 // The plan is made in parallel (engine/frontend.cpp), inside an arena capped like the run.
@@ -405,10 +410,7 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
     return result;
   }
 
-  // hwloc reads the machine (tens of milliseconds, once per process) while the front end plans.
-  std::future<Expected<Topology>> machine;
-  if (config.numa && !single_numa_node_here())
-    machine = std::async(std::launch::async, read_topology);
+  std::future<Expected<Topology>> machine = start_reading_topology(config);
   const Plan plan = plan_for(config, result.threads);
   result.classes = plan.classes;
   result.split_rows = plan.split_rows;
@@ -489,9 +491,7 @@ Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan
   const int probe_rows = cost_probe_rows(plan.n);
   for (std::uint64_t i : selection) costs[i] = estimate_cost(plan.subproblems[i], probe_rows);
   hooks.costs = &costs;
-  std::future<Expected<Topology>> machine;
-  if (config.numa && !single_numa_node_here())
-    machine = std::async(std::launch::async, read_topology);
+  std::future<Expected<Topology>> machine = start_reading_topology(config);
   const Partial part =
       run_on_arenas(plan, *checked, config, hooks, machine, start, result, monitor);
   result.orbits.total = part.weighted;
