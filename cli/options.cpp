@@ -69,10 +69,12 @@ std::vector<OptionRow> option_table(Args& a) {
        "show progress on stderr even when it is not a terminal"},
       {"count", "--no-progress", &a.count.no_progress, "never show progress"},
       {"count", "--kernel", &a.count.kernel,
-       "counting kernel: auto (the fastest this CPU runs), avx512 or avx2 (SIMD lanes), scalar, "
-       "or reference (the classic one-queen-per-row search with mirror halving, unique by "
-       "Burnside); default: the environment variable NQ_KERNEL, else auto",
-       std::nullopt, {"auto", "avx512", "avx2", "scalar", "reference"}},
+       "counting kernel: auto (the fastest for this n on this CPU: join from n = 16, the best "
+       "backtracking kernel below), join (split-board join: both half-boards enumerated, "
+       "compatible pairs counted), avx512 or avx2 (SIMD lanes), scalar, or reference (the "
+       "classic one-queen-per-row search with mirror halving, unique by Burnside); default: the "
+       "environment variable NQ_KERNEL, else auto",
+       std::nullopt, {"auto", "join", "avx512", "avx2", "scalar", "reference"}},
       {"count", "--split-depth", &a.count.split_rows,
        "top rows fixed to split each canonical class into more, smaller subproblems (default: by "
        "n)",

@@ -343,4 +343,72 @@ Plan plan_classic(int n, int split_rows) {
   return plan;
 }
 
+namespace {
+
+// The rows of `set` (bits 0..n-1) upside down.
+std::uint32_t flip_rows(std::uint32_t set, int n) {
+  std::uint32_t flipped = 0;
+  for (; set; set &= set - 1) flipped |= 1u << (n - 1 - std::countr_zero(set));
+  return flipped;
+}
+
+// The next larger set with as many bits (Gosper's hack); 0 after the last one below 2^n.
+std::uint64_t next_same_size(std::uint64_t set) {
+  const std::uint64_t low = set & (0 - set), ripple = set + low;
+  return ripple | (((set ^ ripple) >> 2) / low);
+}
+
+}  // namespace
+
+Plan plan_rowsplit(int n) {
+  Plan plan;
+  plan.n = n;
+  plan.rowsplit = true;
+  const Mask full = full_mask(n);
+  const int half = n / 2;
+  const Mask west = full_mask(half), east = full & ~west & ~(n % 2 ? bit_at(half) : 0);
+  const Mask middle = n % 2 ? bit_at(half) : 0;
+  // Odd n: the middle column's queen stands in row r; the other rows split h east / h west.
+  // A subproblem (r, E) is kept when it is the least of its images (r', E') under the flip
+  // (n-1-r, flip(E)), the mirror (r, rows \ {r} \ E) and both, compared as (r, E).
+  const bool odd = n % 2 == 1;
+  for (int r = 0; r < (odd ? n : 1); ++r) {
+    const std::uint32_t rows = static_cast<std::uint32_t>(full) & ~(odd ? bit_at(r) : 0u);
+    const int fr = odd ? n - 1 - r : 0;
+    if (fr < r) continue;  // (r, E) has an image with a smaller r
+    const std::uint64_t stop = std::uint64_t{1} << n;
+    for (std::uint64_t e = (std::uint64_t{1} << half) - 1; e < stop; e = next_same_size(e)) {
+      const auto rows_east = static_cast<std::uint32_t>(e);
+      if (rows_east & ~rows) continue;
+      const std::uint32_t mirrored = rows & ~rows_east;
+      bool least = rows_east < mirrored;
+      int orbit = 4;  // r != n-1-r: the flip's images have another r, so all four differ
+      if (fr == r) {
+        const std::uint32_t flipped = flip_rows(rows_east, n), both = rows & ~flipped;
+        least = least && rows_east <= flipped && rows_east <= both;
+        // E differs from its mirror (they are disjoint), so the orbit has 2 or 4 members.
+        orbit = flipped == rows_east || flipped == mirrored ? 2 : 4;
+      }
+      if (!least) continue;
+      Subproblem s;
+      s.full = full;
+      s.rows = n;
+      for (int i = 0; i < n; ++i) {
+        const bool is_middle_row = odd && i == r;
+        s.blocked[i] = is_middle_row           ? full & ~middle
+                       : (rows_east >> i & 1u) ? west | middle
+                                               : east | middle;
+      }
+      plan.subproblems.push_back(s);
+      plan.weights.push_back(static_cast<std::uint8_t>(orbit));
+    }
+  }
+  const Placement empty(n);
+  const std::uint64_t f180 = count_fixed_completions(empty, nullptr, Sym::kRot180);
+  const std::uint64_t f90 = count_fixed_completions(empty, nullptr, Sym::kRot90);
+  plan.sym4 = static_cast<u128>(f180 - f90);
+  plan.sym2 = static_cast<u128>(f90);
+  return plan;
+}
+
 }  // namespace nq

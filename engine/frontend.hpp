@@ -81,6 +81,7 @@ struct Plan {
   std::vector<std::uint8_t> weights;
   u128 sym4 = 0, sym2 = 0;  // see above; the classic route fills them by Burnside instead
   bool classic = false;     // subproblems are for count_classic
+  bool rowsplit = false;    // plan_rowsplit: one subproblem per east row set (the join's plan)
 };
 
 // The canonical-class plan, n >= 4.
@@ -89,6 +90,15 @@ Plan plan_canonical(int n, int split_rows);
 // with the first queen in the middle), weight 2; unique by Burnside with whole-board fixed
 // counts (SPEC 3.3b).
 Plan plan_classic(int n, int split_rows);
+
+// The join kernel's plan (kernels/join.hpp): the columns are cut into a west and an east half
+// (odd n: the middle column apart, its queen's row r fixed per subproblem), and a subproblem
+// fixes which rows hold their queen in the east half (the rest hold theirs in the west), as
+// per-row blocked squares, so any kernel can count it. The rows' flip and the columns' mirror
+// (which swaps the halves, so it maps a row set E to its complement) make a group of 4 acting on
+// the subproblems without changing their counts: one subproblem per orbit, weighted by the
+// orbit's size. Unique by Burnside with whole-board fixed counts, as plan_classic. n >= 4.
+Plan plan_rowsplit(int n);
 
 // The default split for n: enough, small enough subproblems for many threads.
 int default_split_rows(int n);

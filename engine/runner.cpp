@@ -172,7 +172,7 @@ Expected<const Kernel*> checked_kernel(const CountConfig& config) {
   if (config.threads < 0)
     return Error{"threads must be at least 1, got " + std::to_string(config.threads)};
   if (config.kernel == "reference") return static_cast<const Kernel*>(nullptr);
-  const Kernel* kernel = find_kernel(config.kernel);
+  const Kernel* kernel = config.kernel == "auto" ? &auto_kernel(n) : find_kernel(config.kernel);
   if (!kernel) {
     std::string names = "auto, reference";
     for (const Kernel& k : all_kernels()) names += ", " + std::string(k.name);
@@ -197,10 +197,16 @@ Plan plan_for(const CountConfig& config, int threads) {
   tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
                           static_cast<std::size_t>(threads));
   tbb::task_arena arena(threads);
+  const Kernel* kernel =
+      config.kernel == "auto" ? &auto_kernel(config.n) : find_kernel(config.kernel);
   Plan plan;
   arena.execute([&] {
-    plan = config.kernel == "reference" ? plan_classic(config.n, split)
-                                        : plan_canonical(config.n, split);
+    if (config.kernel == "reference")
+      plan = plan_classic(config.n, split);
+    else if (kernel && kernel->name == "join")
+      plan = plan_rowsplit(config.n);
+    else
+      plan = plan_canonical(config.n, split);
   });
   return plan;
 }

@@ -36,10 +36,17 @@ bool has_avx512() {
   return ok;
 }
 
-constexpr std::size_t kKernelCount = 3;
+constexpr std::size_t kKernelCount = 4;
 std::array<std::atomic<std::uint64_t>, kKernelCount> g_batches{};
 
 // Counts the batches of kernel I (one relaxed add per batch, never per node), then runs it.
+// The join kernel's own ISA choice, made once: its bit-slice loops in AVX-512 where the CPU
+// has it, the baseline build otherwise.
+void count_join(std::span<const Subproblem> in, std::span<Tally> out) {
+  static const BatchFn chosen = has_avx512() ? &count_join_avx512 : &count_join_scalar;
+  chosen(in, out);
+}
+
 template <std::size_t I, BatchFn F>
 void counted(std::span<const Subproblem> in, std::span<Tally> out) {
   g_batches[I].fetch_add(1, std::memory_order_relaxed);
@@ -53,7 +60,13 @@ constexpr std::array<Kernel, kKernelCount> kKernels{
            &has_avx2, &counted<1, &count_avx2>},
     Kernel{"scalar", "portable bitboard backtracking, one subproblem at a time", "nothing", &always,
            &counted<2, &count_scalar>},
+    // Last: "auto" takes it by board size (auto_kernel), never as the generic best.
+    Kernel{"join",
+           "split-board join: both half-boards enumerated, compatible pairs counted by bit "
+           "slices (AVX-512 where available)",
+           "nothing", &always, &counted<3, &count_join>},
 };
+constexpr std::size_t kScalar = 2;
 
 }  // namespace
 
@@ -69,9 +82,13 @@ const Kernel* find_kernel(std::string_view name) {
 }
 
 const Kernel& best_kernel() {
-  for (const Kernel& k : kKernels)
-    if (k.supported()) return k;
-  return kKernels.back();
+  for (std::size_t i = 0; i <= kScalar; ++i)
+    if (kKernels[i].supported()) return kKernels[i];
+  return kKernels[kScalar];
+}
+
+const Kernel& auto_kernel(int n) {
+  return n >= kJoinFromN ? *find_kernel("join") : best_kernel();
 }
 
 std::uint64_t kernel_batches(std::string_view name) {

@@ -37,6 +37,11 @@ void count_avx512(std::span<const Subproblem> in, std::span<Tally> out);
 bool avx2_supported();
 bool avx512_supported();
 
+// The split-board join (join.hpp): the same completions, by enumerating the two halves of the
+// board and counting the compatible pairs. The AVX-512 build needs avx512_supported().
+void count_join_scalar(std::span<const Subproblem> in, std::span<Tally> out);
+void count_join_avx512(std::span<const Subproblem> in, std::span<Tally> out);
+
 // How many batches the kernel `name` has counted in this process: tests use it to prove that
 // the kernel a run reports is the one that ran.
 std::uint64_t kernel_batches(std::string_view name);
@@ -46,7 +51,11 @@ std::span<const Kernel> all_kernels();
 // The kernel `name` names ("auto" picks the best supported). Returns nullptr if unknown;
 // `supported()` tells whether this CPU can run it.
 const Kernel* find_kernel(std::string_view name);
-const Kernel& best_kernel();
+const Kernel& best_kernel();  // the best backtracking kernel
+// What "auto" runs for an n-board: the join from kJoinFromN on, where it is measured to be
+// faster (README, "The join kernel"), the best backtracking kernel below.
+inline constexpr int kJoinFromN = 16;
+const Kernel& auto_kernel(int n);
 
 // The classic kernel: one queen per row over the whole board, no fixed queens, no
 // symmetry beyond what the caller does with it. It is kept separate from the kernels above so

@@ -1,0 +1,403 @@
+// The split-board join kernel, written once; each ISA's file includes it inside its own
+// namespace and target region (the simdjson pattern, as search.hpp).
+//
+// Backtracking grows about 7x per row; this kernel meets in the middle instead. The free
+// columns of a subproblem are cut into a west and an east block. In a solution each open row
+// holds its queen in one of the two blocks, so a solution is a pair of half-board placements:
+// an east one (rows E, one queen per east column, no two attacking) and a west one on exactly
+// the other rows. Columns and rows are then settled by construction; the only thing left to
+// check between the halves is the diagonals, and only those that cross the cut can be shared:
+// an east queen's anti-diagonal (row + column) is at least m, the first east column, and a
+// west queen's is at most R - 1 + (m' the last west column), so only L = R - (m - m') of them
+// can meet, and the same for the other direction. A half-board is therefore kept as
+// (E, a 2L-bit pattern), and the count is
+//     sum over E of #{(east a, west b) with rows(a) = E, rows(b) = ~E, a & b = 0}.
+// Both halves are enumerated once each by a depth-first walk over the rows (each row either
+// takes a queen of this half or leaves it to the other), bucketed by E with a counting sort on
+// the colex rank of E, and every bucket pair is counted with bit slices: for the larger side,
+// slice j is the bit set of its members that leave diagonal j free; a member b of the smaller
+// side meets AND_{j in b} slice_j, whose popcount is its number of partners (64 pairs per word
+// operation; the same idea as E. Kluev's quadrant counter, whose code we did not use).
+//
+// The cost moves from search nodes (~7^R) to half-board placements plus pair tests done 64 or
+// 512 at a time, which is why this kernel only pays off for many open rows (see
+// `join_pays_off` in kernels.hpp and the README's measurements).
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+#include "subproblem.hpp"
+
+namespace nq::NQ_KERNEL_NAMESPACE {
+
+namespace join_detail {
+
+// C(n, k) for n, k <= 32, for the colex rank of a row set.
+struct Binomials {
+  std::uint32_t c[kMaxN + 1][kMaxN + 1] = {};
+  constexpr Binomials() {
+    for (int n = 0; n <= kMaxN; ++n) {
+      c[n][0] = 1;
+      for (int k = 1; k <= n; ++k) c[n][k] = c[n - 1][k - 1] + (k <= n - 1 ? c[n - 1][k] : 0);
+    }
+  }
+};
+inline constexpr Binomials kBinomials{};
+
+// The colex rank of a k-subset of {0..31}: sum over its j-th smallest element e of C(e, j+1).
+inline std::uint32_t colex_rank(std::uint32_t set) {
+  std::uint32_t rank = 0;
+  for (int j = 1; set; ++j) {
+    const int e = std::countr_zero(set);
+    set &= set - 1;
+    rank += kBinomials.c[e][j];
+  }
+  return rank;
+}
+
+// One half-board placement: the colex rank of the east row set it stands for, and which of the
+// 2L crossing diagonals it occupies.
+struct Leaf {
+  std::uint64_t pattern;
+  std::uint32_t rank;
+};
+
+// What both halves share: the subproblem's per-row free squares and the crossing window.
+struct Board {
+  int rows = 0;
+  std::uint32_t all_rows = 0;
+  Mask allowed[kMaxN] = {};  // per row: free squares, before any queen of the open rows
+  int first_east = 0;        // m: the lowest east column
+  int last_west = 0;         // m': the highest west column
+  int window = 0;            // L
+  // The rows whose half is not settled by the subproblem itself (squares in both halves):
+  // only they vary between leaves, so buckets are ranked on them alone. A row set E is ranked
+  // by the colex rank of E's open rows, numbered among the open rows.
+  std::uint32_t open_rows = 0;
+};
+
+// The bits of `set` at the positions of `among`, packed to the bottom (what BMI2's PEXT does).
+inline std::uint32_t pack_bits(std::uint32_t set, std::uint32_t among) {
+  std::uint32_t packed = 0;
+  for (std::uint32_t out = 1; among; among &= among - 1, out <<= 1)
+    if (set & among & (0u - among)) packed |= out;
+  return packed;
+}
+
+// Enumerates the placements of one half (columns `half`, one queen each) over the open rows,
+// appending a Leaf per complete one. `east` says which side's row set is ranked directly (the
+// west ranks the complement of its rows). Returns the queens placed (the kernel's nodes).
+inline std::uint64_t enumerate_half(const Board& b, Mask half, bool east, std::vector<Leaf>& out) {
+  const int need = std::popcount(half);
+  const int rows = b.rows;
+  // A row may be left to the other half only if the other half has a square in it, and the
+  // rows below must still be able to take this half's remaining queens: capacity[i] counts
+  // the rows from i down that have a square in this half.
+  bool may_skip[kMaxN];
+  int capacity[kMaxN + 1];
+  capacity[rows] = 0;
+  for (int i = rows - 1; i >= 0; --i) {
+    may_skip[i] = (b.allowed[i] & ~half) != 0;
+    capacity[i] = capacity[i + 1] + ((b.allowed[i] & half) != 0);
+  }
+  struct Frame {
+    Mask cols, ld, rd, avail;
+    std::uint32_t row_set;
+    std::uint64_t pattern;
+    int placed;
+    bool skip_tried;
+  };
+  Frame stack[kMaxN + 1];
+  std::uint64_t nodes = 0;
+  int d = 0;
+  if (capacity[0] < need) return 0;
+  stack[0] = {0, 0, 0, b.allowed[0] & half, 0, 0, 0, false};
+  const int window = b.window;
+  auto enter = [&](Frame& n, int row) {
+    n.skip_tried = false;
+    n.avail = n.placed < need && row < rows ? b.allowed[row] & half & ~(n.cols | n.ld | n.rd) : 0;
+  };
+  for (;;) {
+    Frame& f = stack[d];
+    if (d == rows) {
+      const std::uint32_t east_rows = east ? f.row_set : (b.all_rows & ~f.row_set);
+      out.push_back({f.pattern, b.open_rows ? colex_rank(pack_bits(east_rows, b.open_rows)) : 0});
+      --d;
+      continue;
+    }
+    if (f.avail) {
+      const Mask bit = f.avail & (0u - f.avail);
+      f.avail ^= bit;
+      ++nodes;
+      // Enough rows left below for the queens still to place?
+      if (need - f.placed - 1 > capacity[d + 1]) continue;
+      const int c = std::countr_zero(bit);
+      std::uint64_t p = f.pattern;
+      const int anti = d + c - b.first_east;  // crossing anti-diagonal, if in [0, L)
+      const int main = d - c + b.last_west;   // crossing main diagonal, if in [0, L)
+      if (static_cast<unsigned>(anti) < static_cast<unsigned>(window)) p |= 1ull << anti;
+      if (static_cast<unsigned>(main) < static_cast<unsigned>(window)) p |= 1ull << (window + main);
+      Frame& n = stack[d + 1];
+      n.cols = f.cols | bit;
+      n.ld = (f.ld | bit) << 1;
+      n.rd = (f.rd | bit) >> 1;
+      n.row_set = f.row_set | (1u << d);
+      n.pattern = p;
+      n.placed = f.placed + 1;
+      enter(n, d + 1);
+      ++d;
+      continue;
+    }
+    if (!f.skip_tried && may_skip[d] && need - f.placed <= capacity[d + 1]) {
+      // Leave this row to the other half.
+      f.skip_tried = true;
+      Frame& n = stack[d + 1];
+      n.cols = f.cols;
+      n.ld = f.ld << 1;
+      n.rd = f.rd >> 1;
+      n.row_set = f.row_set;
+      n.pattern = f.pattern;
+      n.placed = f.placed;
+      enter(n, d + 1);
+      ++d;
+      continue;
+    }
+    if (d == 0) break;
+    --d;
+  }
+  return nodes;
+}
+
+// The same enumeration when every row's half is settled (no row has squares in both halves,
+// as in the row-split plan, where the subproblem names the east rows): a plain bitboard search
+// over this half's rows, the diagonals shifted by the gap between consecutive rows, and each
+// square's crossing bits looked up. Appends one pattern per placement; returns the queens
+// placed.
+inline std::uint64_t enumerate_settled_half(const Board& b, Mask half,
+                                            std::vector<std::uint64_t>& out) {
+  int row_of[kMaxN];
+  int k = 0;
+  for (int i = 0; i < b.rows; ++i)
+    if (b.allowed[i] & half) row_of[k++] = i;
+  if (k != std::popcount(half) || k == 0) return 0;
+  Mask squares[kMaxN];
+  int gap[kMaxN];
+  std::uint64_t bits[kMaxN][kMaxN];  // [level][column]: the crossing diagonals of that square
+  for (int j = 0; j < k; ++j) {
+    const int row = row_of[j];
+    squares[j] = b.allowed[row] & half;
+    gap[j] = j == 0 ? 0 : row - row_of[j - 1];
+    for (int c = 0; c < kMaxN; ++c) {
+      std::uint64_t p = 0;
+      const int anti = row + c - b.first_east, main = row - c + b.last_west;
+      if (static_cast<unsigned>(anti) < static_cast<unsigned>(b.window)) p |= 1ull << anti;
+      if (static_cast<unsigned>(main) < static_cast<unsigned>(b.window))
+        p |= 1ull << (b.window + main);
+      bits[j][c] = p;
+    }
+  }
+  const int last = k - 1;
+  std::uint64_t nodes = 0;
+  auto emit_last = [&](Mask avail, std::uint64_t pattern) {
+    nodes += static_cast<std::uint64_t>(std::popcount(avail));
+    for (; avail; avail &= avail - 1) out.push_back(pattern | bits[last][std::countr_zero(avail)]);
+  };
+  if (last == 0) {
+    emit_last(squares[0], 0);
+    return nodes;
+  }
+  Mask cols[kMaxN], ld[kMaxN], rd[kMaxN], avail[kMaxN];
+  std::uint64_t pattern[kMaxN];
+  int d = 0;
+  cols[0] = ld[0] = rd[0] = 0;
+  pattern[0] = 0;
+  avail[0] = squares[0];
+  for (;;) {
+    const Mask a = avail[d];
+    if (a == 0) {
+      if (d == 0) break;
+      --d;
+      continue;
+    }
+    const Mask bit = a & (0u - a);
+    avail[d] = a ^ bit;
+    ++nodes;
+    const int g = gap[d + 1];
+    const Mask nc = cols[d] | bit, nl = (ld[d] | bit) << g, nr = (rd[d] | bit) >> g;
+    const Mask next = squares[d + 1] & ~(nc | nl | nr);
+    const std::uint64_t np = pattern[d] | bits[d][std::countr_zero(bit)];
+    if (d + 1 == last) {
+      emit_last(next, np);
+      continue;
+    }
+    if (next == 0) continue;
+    ++d;
+    cols[d] = nc;
+    ld[d] = nl;
+    rd[d] = nr;
+    avail[d] = next;
+    pattern[d] = np;
+  }
+  return nodes;
+}
+
+// Pairs (a in big, b in small) with a & b == 0, by bit slices over `big`.
+inline std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig,
+                                           const std::uint64_t* small, std::size_t nsmall, int bits,
+                                           std::vector<std::uint64_t>& slices) {
+  // Blocks of 512 members: a block's slices (bits x 8 words) stay in L1 while every member of
+  // the small side visits them.
+  constexpr std::size_t kBlockWords = 8;
+  const std::size_t words = (nbig + 63) / 64;
+  std::uint64_t total = 0;
+  slices.resize(static_cast<std::size_t>(bits + 1) * kBlockWords);
+  for (std::size_t w0 = 0; w0 < words; w0 += kBlockWords) {
+    const std::size_t bw = std::min(kBlockWords, words - w0);
+    // Slice `bits` is the block's member mask; slice j: the members that leave diagonal j
+    // free (start from every member, then clear each member's occupied diagonals).
+    std::uint64_t* member = &slices[static_cast<std::size_t>(bits) * kBlockWords];
+    for (std::size_t w = 0; w < kBlockWords; ++w) {
+      const std::size_t base = (w0 + w) * 64;
+      const std::size_t count = w < bw ? std::min<std::size_t>(64, nbig - base) : 0;
+      member[w] = count == 64 ? ~0ull : (1ull << count) - 1;
+    }
+    for (int j = 0; j < bits; ++j)
+      std::copy(member, member + kBlockWords, &slices[static_cast<std::size_t>(j) * kBlockWords]);
+    for (std::size_t w = 0; w < bw; ++w) {
+      const std::size_t base = (w0 + w) * 64;
+      const std::size_t count = std::min<std::size_t>(64, nbig - base);
+      for (std::size_t t = 0; t < count; ++t) {
+        const std::uint64_t keep = ~(1ull << t);
+        for (std::uint64_t p = big[base + t]; p; p &= p - 1)
+          slices[static_cast<std::size_t>(std::countr_zero(p)) * kBlockWords + w] &= keep;
+      }
+    }
+    for (std::size_t i = 0; i < nsmall; ++i) {
+      std::uint64_t acc[kBlockWords];
+      for (std::size_t w = 0; w < kBlockWords; ++w) acc[w] = member[w];
+      for (std::uint64_t p = small[i]; p; p &= p - 1) {
+        const std::uint64_t* s =
+            &slices[static_cast<std::size_t>(std::countr_zero(p)) * kBlockWords];
+        for (std::size_t w = 0; w < kBlockWords; ++w) acc[w] &= s[w];
+      }
+      std::uint64_t c = 0;
+      for (std::size_t w = 0; w < kBlockWords; ++w)
+        c += static_cast<std::uint64_t>(std::popcount(acc[w]));
+      total += c;
+    }
+  }
+  return total;
+}
+
+inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, const std::uint64_t* b,
+                                    std::size_t nb, int bits, std::vector<std::uint64_t>& slices) {
+  if (na == 0 || nb == 0) return 0;
+  if (na < nb) {
+    std::swap(a, b);
+    std::swap(na, nb);
+  }
+  if (na < 64) {  // too few for slices: test every pair
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < nb; ++i) {
+      const std::uint64_t x = b[i];
+      for (std::size_t j = 0; j < na; ++j) total += (a[j] & x) == 0;
+    }
+    return total;
+  }
+  return count_disjoint_sliced(a, na, b, nb, bits, slices);
+}
+
+// Per-thread scratch: leaves of both halves and their bucketed patterns, reused across calls.
+struct Scratch {
+  std::vector<Leaf> east, west;
+  std::vector<std::uint64_t> east_sorted, west_sorted, slices;
+  std::vector<std::uint32_t> east_start, west_start;
+};
+
+inline void bucket(const std::vector<Leaf>& leaves, std::uint32_t buckets,
+                   std::vector<std::uint32_t>& start, std::vector<std::uint64_t>& sorted) {
+  start.assign(buckets + 1, 0);
+  for (const Leaf& l : leaves) ++start[l.rank + 1];
+  for (std::uint32_t i = 0; i < buckets; ++i) start[i + 1] += start[i];
+  sorted.resize(leaves.size());
+  // Fill with a moving cursor per bucket (start[i] is restored afterwards).
+  for (const Leaf& l : leaves) sorted[start[l.rank]++] = l.pattern;
+  for (std::uint32_t i = buckets; i > 0; --i) start[i] = start[i - 1];
+  start[0] = 0;
+}
+
+}  // namespace join_detail
+
+// Completions of `s` by the join, or `fallback(s)` when the subproblem does not suit it
+// (fewer than 2 open rows per half, or free columns that do not match the open rows).
+template <class Fallback>
+Tally count_join(const Subproblem& s, Fallback&& fallback) {
+  using namespace join_detail;
+  const int rows = s.rows;
+  const Mask free_cols = s.full & ~s.cols;
+  if (rows < 4 || std::popcount(free_cols) != rows) return fallback(s);
+  Board b;
+  b.rows = rows;
+  b.all_rows = rows == 32 ? ~0u : (1u << rows) - 1;
+  for (int i = 0; i < rows; ++i) {
+    const Mask l = i < 32 ? (s.ld << i) : 0, r = i < 32 ? (s.rd >> i) : 0;
+    b.allowed[i] = s.full & ~(s.cols | l | r | s.blocked[i]);
+    if (b.allowed[i] == 0) return {0, 0};
+  }
+  // West: the lowest rows/2 free columns; east: the rest.
+  Mask west = 0;
+  {
+    Mask rest = free_cols;
+    for (int k = 0; k < rows / 2; ++k) {
+      const Mask bit = rest & (0u - rest);
+      west |= bit;
+      rest ^= bit;
+    }
+  }
+  const Mask east = free_cols & ~west;
+  b.last_west = 31 - std::countl_zero(west);
+  b.first_east = std::countr_zero(east);
+  b.window = rows - (b.first_east - b.last_west);
+  int forced_east = 0;
+  for (int i = 0; i < rows; ++i) {
+    const bool in_east = (b.allowed[i] & east) != 0, in_west = (b.allowed[i] & west) != 0;
+    if (in_east && in_west) b.open_rows |= 1u << i;
+    forced_east += in_east && !in_west;
+  }
+  const int open_east = std::popcount(east) - forced_east;
+  const int open = std::popcount(b.open_rows);
+  if (open_east < 0 || open_east > open) return {0, 0};
+  thread_local Scratch scratch;
+  Tally t;
+  const int bits = 2 * b.window;
+  if (b.open_rows == 0) {  // one bucket: the subproblem names the east rows
+    scratch.east_sorted.clear();
+    scratch.west_sorted.clear();
+    t.nodes += enumerate_settled_half(b, east, scratch.east_sorted);
+    if (scratch.east_sorted.empty()) return t;
+    t.nodes += enumerate_settled_half(b, west, scratch.west_sorted);
+    t.solutions = count_disjoint(scratch.east_sorted.data(), scratch.east_sorted.size(),
+                                 scratch.west_sorted.data(), scratch.west_sorted.size(), bits,
+                                 scratch.slices);
+    return t;
+  }
+  scratch.east.clear();
+  scratch.west.clear();
+  t.nodes += enumerate_half(b, east, true, scratch.east);
+  t.nodes += enumerate_half(b, west, false, scratch.west);
+  const std::uint32_t buckets = kBinomials.c[open][open_east];
+  bucket(scratch.east, buckets, scratch.east_start, scratch.east_sorted);
+  bucket(scratch.west, buckets, scratch.west_start, scratch.west_sorted);
+  for (std::uint32_t k = 0; k < buckets; ++k) {
+    const std::uint32_t e0 = scratch.east_start[k], e1 = scratch.east_start[k + 1];
+    const std::uint32_t w0 = scratch.west_start[k], w1 = scratch.west_start[k + 1];
+    t.solutions += count_disjoint(scratch.east_sorted.data() + e0, e1 - e0,
+                                  scratch.west_sorted.data() + w0, w1 - w0, bits, scratch.slices);
+  }
+  return t;
+}
+
+}  // namespace nq::NQ_KERNEL_NAMESPACE

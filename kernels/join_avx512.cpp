@@ -1,0 +1,22 @@
+// The join kernel (join.hpp) compiled for AVX-512: the bit-slice loops become 512-bit ANDs and
+// VPOPCNTQ. Only this file's code is compiled for it (a target region, not a -m flag).
+#include <span>
+
+#include "kernels.hpp"
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq,avx512vpopcntdq,bmi,bmi2,popcnt,lzcnt")
+
+#define NQ_KERNEL_NAMESPACE join_avx512
+#include "join.hpp"
+
+namespace nq {
+
+void count_join_avx512(std::span<const Subproblem> in, std::span<Tally> out) {
+  for (std::size_t i = 0; i < in.size(); ++i)
+    out[i] = join_avx512::count_join(in[i], &count_one_scalar);
+}
+
+}  // namespace nq
+
+#pragma GCC pop_options
