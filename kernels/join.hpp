@@ -244,51 +244,101 @@ inline std::uint64_t enumerate_settled_half(const Board& b, Mask half,
   return nodes;
 }
 
-// Pairs (a in big, b in small) with a & b == 0, by bit slices over `big`.
-inline std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig,
-                                           const std::uint64_t* small, std::size_t nsmall, int bits,
-                                           std::vector<std::uint64_t>& slices) {
-  // Blocks of 512 members: a block's slices (bits x 8 words) stay in L1 while every member of
-  // the small side visits them.
-  constexpr std::size_t kBlockWords = 8;
-  const std::size_t words = (nbig + 63) / 64;
-  std::uint64_t total = 0;
-  slices.resize(static_cast<std::size_t>(bits + 1) * kBlockWords);
-  for (std::size_t w0 = 0; w0 < words; w0 += kBlockWords) {
-    const std::size_t bw = std::min(kBlockWords, words - w0);
+// W words (64 W members) as one vector: a zmm register for W = 8 in the AVX-512 build.
+typedef std::uint64_t Words4 __attribute__((vector_size(32)));
+typedef std::uint64_t Words8 __attribute__((vector_size(64)));
+template <int W>
+struct WordsOf;
+template <>
+struct WordsOf<4> {
+  using type = Words4;
+};
+template <>
+struct WordsOf<8> {
+  using type = Words8;
+};
+template <int W>
+using Words = typename WordsOf<W>::type;
+
+// Per-lane popcounts. The AVX-512 build (NQ_JOIN_VPOPCNT) has VPOPCNTQ; elsewhere, per lane.
+// sums += per-lane popcounts of v (by reference: vector arguments by value would change the
+// ABI in the baseline build).
+template <int W>
+inline void add_lane_popcounts(Words<W>& sums, const Words<W>& v) {
+#ifdef NQ_JOIN_VPOPCNT
+  if constexpr (W == 8) {
+    sums += reinterpret_cast<Words<W>>(_mm512_popcnt_epi64(reinterpret_cast<__m512i>(v)));
+    return;
+  }
+  if constexpr (W == 4) {
+    sums += reinterpret_cast<Words<W>>(_mm256_popcnt_epi64(reinterpret_cast<__m256i>(v)));
+    return;
+  }
+#endif
+  for (int i = 0; i < W; ++i) sums[i] += static_cast<std::uint64_t>(std::popcount(v[i]));
+}
+
+// Pairs (a in big, b in small) with a & b == 0, by bit slices over `big`, in blocks of 64 W
+// members: a block's slices (bits vectors) stay in L1 while every member of the small side
+// visits them, one vector AND per diagonal it occupies.
+template <int W>
+std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig,
+                                    const std::uint64_t* small, std::size_t nsmall, int bits,
+                                    std::vector<std::uint64_t>& storage) {
+  using V = Words<W>;
+  constexpr std::size_t kMembers = 64 * W;
+  // Chunk tables: for each group of 4 diagonals and each of its 16 subsets, the AND of their
+  // slices, so a member of the small side costs a fixed ceil(bits / 4) ANDs, without a
+  // branch per occupied diagonal (worth building once the small side has a few dozen).
+  constexpr int kChunk = 4;
+  const int chunks = (bits + kChunk - 1) / kChunk;
+  const bool tables = nsmall >= 24;
+  storage.resize((static_cast<std::size_t>(bits) + 16 * static_cast<std::size_t>(chunks)) * W + 8);
+  V* slices = reinterpret_cast<V*>((reinterpret_cast<std::uintptr_t>(storage.data()) + 63) &
+                                   ~std::uintptr_t{63});  // 64-byte aligned
+  V sums = {};
+  for (std::size_t b0 = 0; b0 < nbig; b0 += kMembers) {
+    const std::size_t count = std::min(kMembers, nbig - b0);
     // Slice `bits` is the block's member mask; slice j: the members that leave diagonal j
     // free (start from every member, then clear each member's occupied diagonals).
-    std::uint64_t* member = &slices[static_cast<std::size_t>(bits) * kBlockWords];
-    for (std::size_t w = 0; w < kBlockWords; ++w) {
-      const std::size_t base = (w0 + w) * 64;
-      const std::size_t count = w < bw ? std::min<std::size_t>(64, nbig - base) : 0;
-      member[w] = count == 64 ? ~0ull : (1ull << count) - 1;
+    V member;
+    for (int w = 0; w < W; ++w) {
+      const std::size_t lo = static_cast<std::size_t>(w) * 64;
+      const std::size_t in = count > lo ? std::min<std::size_t>(64, count - lo) : 0;
+      member[w] = in == 64 ? ~0ull : (1ull << in) - 1;
     }
-    for (int j = 0; j < bits; ++j)
-      std::copy(member, member + kBlockWords, &slices[static_cast<std::size_t>(j) * kBlockWords]);
-    for (std::size_t w = 0; w < bw; ++w) {
-      const std::size_t base = (w0 + w) * 64;
-      const std::size_t count = std::min<std::size_t>(64, nbig - base);
-      for (std::size_t t = 0; t < count; ++t) {
-        const std::uint64_t keep = ~(1ull << t);
-        for (std::uint64_t p = big[base + t]; p; p &= p - 1)
-          slices[static_cast<std::size_t>(std::countr_zero(p)) * kBlockWords + w] &= keep;
+    for (int j = 0; j < bits; ++j) slices[j] = member;
+    for (std::size_t t = 0; t < count; ++t) {
+      const std::uint64_t keep = ~(1ull << (t % 64));
+      const std::size_t w = t / 64;
+      for (std::uint64_t p = big[b0 + t]; p; p &= p - 1) slices[std::countr_zero(p)][w] &= keep;
+    }
+    if (!tables) {
+      for (std::size_t i = 0; i < nsmall; ++i) {
+        V acc = member;
+        for (std::uint64_t p = small[i]; p; p &= p - 1) acc &= slices[std::countr_zero(p)];
+        add_lane_popcounts<W>(sums, acc);
+      }
+      continue;
+    }
+    V* table = slices + bits;
+    for (int k = 0; k < chunks; ++k) {
+      V* t = table + 16 * k;
+      for (int w = 0; w < W; ++w) t[0][w] = ~0ull;
+      for (int v = 1; v < 16; ++v) {
+        const int j = kChunk * k + std::countr_zero(static_cast<unsigned>(v));
+        t[v] = j < bits ? t[v & (v - 1)] & slices[j] : t[v & (v - 1)];
       }
     }
     for (std::size_t i = 0; i < nsmall; ++i) {
-      std::uint64_t acc[kBlockWords];
-      for (std::size_t w = 0; w < kBlockWords; ++w) acc[w] = member[w];
-      for (std::uint64_t p = small[i]; p; p &= p - 1) {
-        const std::uint64_t* s =
-            &slices[static_cast<std::size_t>(std::countr_zero(p)) * kBlockWords];
-        for (std::size_t w = 0; w < kBlockWords; ++w) acc[w] &= s[w];
-      }
-      std::uint64_t c = 0;
-      for (std::size_t w = 0; w < kBlockWords; ++w)
-        c += static_cast<std::uint64_t>(std::popcount(acc[w]));
-      total += c;
+      V acc = member;
+      const std::uint64_t p = small[i];
+      for (int k = 0; k < chunks; ++k) acc &= table[16 * k + ((p >> (kChunk * k)) & 15)];
+      add_lane_popcounts<W>(sums, acc);
     }
   }
+  std::uint64_t total = 0;
+  for (int w = 0; w < W; ++w) total += sums[w];
   return total;
 }
 
@@ -307,13 +357,15 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
     }
     return total;
   }
-  return count_disjoint_sliced(a, na, b, nb, bits, slices);
+  if (na <= 256) return count_disjoint_sliced<4>(a, na, b, nb, bits, slices);
+  return count_disjoint_sliced<8>(a, na, b, nb, bits, slices);
 }
 
 // Per-thread scratch: leaves of both halves and their bucketed patterns, reused across calls.
 struct Scratch {
   std::vector<Leaf> east, west;
-  std::vector<std::uint64_t> east_sorted, west_sorted, slices;
+  std::vector<std::uint64_t> east_sorted, west_sorted;
+  std::vector<std::uint64_t> slices;
   std::vector<std::uint32_t> east_start, west_start;
 };
 

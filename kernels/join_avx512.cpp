@@ -1,5 +1,7 @@
 // The join kernel (join.hpp) compiled for AVX-512: the bit-slice loops become 512-bit ANDs and
 // VPOPCNTQ. Only this file's code is compiled for it (a target region, not a -m flag).
+#include <immintrin.h>
+
 #include <span>
 
 #include "kernels.hpp"
@@ -8,6 +10,7 @@
 #pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq,avx512vpopcntdq,bmi,bmi2,popcnt,lzcnt")
 
 #define NQ_KERNEL_NAMESPACE join_avx512
+#define NQ_JOIN_VPOPCNT 1
 #include "join.hpp"
 
 namespace nq {
