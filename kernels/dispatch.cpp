@@ -64,7 +64,7 @@ constexpr std::array<Kernel, kKernelCount> kKernels{
     Kernel{"join",
            "split-board join: both half-boards enumerated, compatible pairs counted by bit "
            "slices (AVX-512 where available)",
-           "nothing", &always, &counted<3, &count_join>},
+           "nothing", &always, &counted<3, &count_join>, false},
 };
 constexpr std::size_t kScalar = 2;
 

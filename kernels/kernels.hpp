@@ -24,6 +24,9 @@ struct Kernel {
   std::string_view needs;        // the CPU features it needs, for error messages
   bool (*supported)();           // can this CPU run it?
   BatchFn count;
+  // Its Tally::nodes are search-tree nodes, equal to the scalar kernel's for every subproblem
+  // (the backtracking kernels). The join's are the queens placed on half-boards.
+  bool search_nodes = true;
 };
 
 // The scalar bitboard kernel: the reference every other kernel must match exactly.
