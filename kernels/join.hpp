@@ -29,11 +29,16 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels.hpp"
 #include "subproblem.hpp"
 
 namespace nq::NQ_KERNEL_NAMESPACE {
 
 namespace join_detail {
+
+// What an enumeration returns when a half has more than kJoinMaxLeaves placements: the
+// subproblem is then counted by the search instead, so the kernel's memory stays bounded.
+inline constexpr std::uint64_t kOverflow = ~std::uint64_t{0};
 
 // C(n, k) for n, k <= 32, for the colex rank of a row set.
 struct Binomials {
@@ -123,6 +128,7 @@ inline std::uint64_t enumerate_half(const Board& b, Mask half, bool east, std::v
   for (;;) {
     Frame& f = stack[d];
     if (d == rows) {
+      if (out.size() >= kJoinMaxLeaves) return kOverflow;
       const std::uint32_t east_rows = east ? f.row_set : (b.all_rows & ~f.row_set);
       out.push_back({f.pattern, b.open_rows ? colex_rank(pack_bits(east_rows, b.open_rows)) : 0});
       --d;
@@ -201,8 +207,11 @@ inline std::uint64_t enumerate_settled_half(const Board& b, Mask half,
   }
   const int last = k - 1;
   std::uint64_t nodes = 0;
+  bool overflow = false;
   auto emit_last = [&](Mask avail, std::uint64_t pattern) {
     nodes += static_cast<std::uint64_t>(std::popcount(avail));
+    overflow =
+        overflow || out.size() + static_cast<std::size_t>(std::popcount(avail)) > kJoinMaxLeaves;
     for (; avail; avail &= avail - 1) out.push_back(pattern | bits[last][std::countr_zero(avail)]);
   };
   if (last == 0) {
@@ -231,6 +240,7 @@ inline std::uint64_t enumerate_settled_half(const Board& b, Mask half,
     const std::uint64_t np = pattern[d] | bits[d][std::countr_zero(bit)];
     if (d + 1 == last) {
       emit_last(next, np);
+      if (overflow) return kOverflow;
       continue;
     }
     if (next == 0) continue;
@@ -428,19 +438,26 @@ Tally count_join(const Subproblem& s, Fallback&& fallback) {
   if (b.open_rows == 0) {  // one bucket: the subproblem names the east rows
     scratch.east_sorted.clear();
     scratch.west_sorted.clear();
-    t.nodes += enumerate_settled_half(b, east, scratch.east_sorted);
-    if (scratch.east_sorted.empty()) return t;
-    t.nodes += enumerate_settled_half(b, west, scratch.west_sorted);
+    const std::uint64_t east_nodes = enumerate_settled_half(b, east, scratch.east_sorted);
+    if (east_nodes == kOverflow) return fallback(s);
+    if (scratch.east_sorted.empty()) return {0, east_nodes};
+    const std::uint64_t west_nodes = enumerate_settled_half(b, west, scratch.west_sorted);
+    if (west_nodes == kOverflow) return fallback(s);
+    t.nodes = east_nodes + west_nodes;
     t.solutions = count_disjoint(scratch.east_sorted.data(), scratch.east_sorted.size(),
                                  scratch.west_sorted.data(), scratch.west_sorted.size(), bits,
                                  scratch.slices);
     return t;
   }
+  const std::uint32_t buckets = kBinomials.c[open][open_east];
+  if (buckets > kJoinMaxLeaves) return fallback(s);  // the bucket table would not be bounded
   scratch.east.clear();
   scratch.west.clear();
-  t.nodes += enumerate_half(b, east, true, scratch.east);
-  t.nodes += enumerate_half(b, west, false, scratch.west);
-  const std::uint32_t buckets = kBinomials.c[open][open_east];
+  const std::uint64_t east_nodes = enumerate_half(b, east, true, scratch.east);
+  if (east_nodes == kOverflow) return fallback(s);
+  const std::uint64_t west_nodes = enumerate_half(b, west, false, scratch.west);
+  if (west_nodes == kOverflow) return fallback(s);
+  t.nodes = east_nodes + west_nodes;
   bucket(scratch.east, buckets, scratch.east_start, scratch.east_sorted);
   bucket(scratch.west, buckets, scratch.west_start, scratch.west_sorted);
   for (std::uint32_t k = 0; k < buckets; ++k) {
