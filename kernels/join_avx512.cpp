@@ -10,7 +10,7 @@
 #pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq,avx512vpopcntdq,bmi,bmi2,popcnt,lzcnt")
 
 #define NQ_KERNEL_NAMESPACE join_avx512
-#define NQ_JOIN_VPOPCNT 1
+#define NQ_JOIN_AVX512 1
 #include "join.hpp"
 
 namespace nq {
