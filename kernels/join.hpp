@@ -339,7 +339,9 @@ inline std::uint32_t join_bucket(const std::uint64_t* anti, const std::uint64_t*
     const __m512i p = _mm512_maskz_loadu_epi64(in, pattern + j);
     const __m512i clash = _mm512_or_si512(_mm512_and_si512(a, ta), _mm512_and_si512(m, tm));
     const __mmask8 keep = _mm512_mask_testn_epi64_mask(in, clash, clash);
-    _mm512_mask_compressstoreu_epi64(dst + n, keep, _mm512_or_si512(p, tp));
+    // Compress in a register and store all 8 lanes (dst has room): a compressing store to
+    // memory is microcoded and slow on AMD's Zen 4 and 5.
+    _mm512_storeu_si512(dst + n, _mm512_maskz_compress_epi64(keep, _mm512_or_si512(p, tp)));
     n += static_cast<std::uint32_t>(std::popcount(static_cast<unsigned>(keep)));
   }
 #else
@@ -476,7 +478,14 @@ inline void transpose64(std::uint64_t* a) {
   }
 }
 
-// acc = member AND, over the 4-bit chunks of p, the chunk tables' entries; sums += popcounts.
+// Chunk tables: for each group of kChunkBits diagonals and each subset of them, the AND of their
+// slices, so a member of the small side costs a fixed ceil(bits / kChunkBits) ANDs, without a
+// branch per occupied diagonal. 6 bits: the tables of a 512-member block (64 entries of 64
+// bytes per chunk, 6 chunks at n = 18) stay in L1.
+inline constexpr int kChunkBits = 6;
+inline constexpr int kChunkValues = 1 << kChunkBits;
+
+// acc = member AND, over the chunks of p, the chunk tables' entries; sums += popcounts.
 // The chunk count is a template argument so the loop unrolls (no per-chunk branch).
 template <int W, int kChunks>
 void match_chunks_fixed(const Words<W>* table, const Words<W>& member, const std::uint64_t* small,
@@ -484,7 +493,8 @@ void match_chunks_fixed(const Words<W>* table, const Words<W>& member, const std
   for (std::size_t i = 0; i < nsmall; ++i) {
     Words<W> acc = member;
     const std::uint64_t p = small[i];
-    for (int k = 0; k < kChunks; ++k) acc &= table[16 * k + ((p >> (4 * k)) & 15)];
+    for (int k = 0; k < kChunks; ++k)
+      acc &= table[kChunkValues * k + ((p >> (kChunkBits * k)) & (kChunkValues - 1))];
     add_lane_popcounts<W>(sums, acc);
   }
 }
@@ -524,13 +534,10 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig,
                                     std::vector<std::uint64_t>& storage) {
   using V = Words<W>;
   constexpr std::size_t kMembers = 64 * W;
-  // Chunk tables: for each group of 4 diagonals and each of its 16 subsets, the AND of their
-  // slices, so a member of the small side costs a fixed ceil(bits / 4) ANDs, without a
-  // branch per occupied diagonal (worth building once the small side has a few dozen).
-  constexpr int kChunk = 4;
-  const int chunks = (bits + kChunk - 1) / kChunk;
-  const bool tables = nsmall >= 24;
-  storage.resize((static_cast<std::size_t>(bits) + 16 * static_cast<std::size_t>(chunks)) * W + 8);
+  const int chunks = (bits + kChunkBits - 1) / kChunkBits;
+  const bool tables = nsmall >= 24;  // worth building once the small side has a few dozen
+  storage.resize(
+      (static_cast<std::size_t>(bits) + kChunkValues * static_cast<std::size_t>(chunks)) * W + 8);
   V* slices = reinterpret_cast<V*>((reinterpret_cast<std::uintptr_t>(storage.data()) + 63) &
                                    ~std::uintptr_t{63});  // 64-byte aligned
   V sums = {};
@@ -563,10 +570,10 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig,
     }
     V* table = slices + bits;
     for (int k = 0; k < chunks; ++k) {
-      V* t = table + 16 * k;
+      V* t = table + kChunkValues * k;
       for (int w = 0; w < W; ++w) t[0][w] = ~0ull;
-      for (int v = 1; v < 16; ++v) {
-        const int j = kChunk * k + std::countr_zero(static_cast<unsigned>(v));
+      for (int v = 1; v < kChunkValues; ++v) {
+        const int j = kChunkBits * k + std::countr_zero(static_cast<unsigned>(v));
         t[v] = j < bits ? t[v & (v - 1)] & slices[j] : t[v & (v - 1)];
       }
     }
