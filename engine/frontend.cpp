@@ -335,11 +335,9 @@ Plan plan_classic(int n, int split_rows) {
   }
   plan.weights.assign(plan.subproblems.size(), 2);
   // Unique by Burnside: whole-board counts fixed by the rotations (SPEC 3.3b).
-  const Placement empty(n);
-  const std::uint64_t f180 = count_fixed_completions(empty, nullptr, Sym::kRot180);
-  const std::uint64_t f90 = count_fixed_completions(empty, nullptr, Sym::kRot90);
-  plan.sym4 = static_cast<u128>(f180 - f90);
-  plan.sym2 = static_cast<u128>(f90);
+  const SymmetricCounts sym = whole_board_symmetric(n);
+  plan.sym4 = sym.sym4;
+  plan.sym2 = sym.sym2;
   return plan;
 }
 
@@ -360,7 +358,7 @@ std::uint64_t next_same_size(std::uint64_t set) {
 
 }  // namespace
 
-Plan plan_rowsplit(int n) {
+Plan plan_rowsplit(int n, bool fixed_counts) {
   Plan plan;
   plan.n = n;
   plan.rowsplit = true;
@@ -403,12 +401,19 @@ Plan plan_rowsplit(int n) {
       plan.weights.push_back(static_cast<std::uint8_t>(orbit));
     }
   }
+  if (fixed_counts) {
+    const SymmetricCounts sym = whole_board_symmetric(n);
+    plan.sym4 = sym.sym4;
+    plan.sym2 = sym.sym2;
+  }
+  return plan;
+}
+
+SymmetricCounts whole_board_symmetric(int n) {
   const Placement empty(n);
   const std::uint64_t f180 = count_fixed_completions(empty, nullptr, Sym::kRot180);
   const std::uint64_t f90 = count_fixed_completions(empty, nullptr, Sym::kRot90);
-  plan.sym4 = static_cast<u128>(f180 - f90);
-  plan.sym2 = static_cast<u128>(f90);
-  return plan;
+  return {static_cast<u128>(f180 - f90), static_cast<u128>(f90)};
 }
 
 }  // namespace nq

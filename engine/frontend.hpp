@@ -98,7 +98,16 @@ Plan plan_classic(int n, int split_rows);
 // (which swaps the halves, so it maps a row set E to its complement) make a group of 4 acting on
 // the subproblems without changing their counts: one subproblem per orbit, weighted by the
 // orbit's size. Unique by Burnside with whole-board fixed counts, as plan_classic. n >= 4.
-Plan plan_rowsplit(int n);
+// With `fixed_counts` false, sym4 and sym2 are left for the caller to add later from
+// whole_board_symmetric(n) (the runner computes them while the count runs).
+Plan plan_rowsplit(int n, bool fixed_counts = true);
+
+// Burnside's terms for a whole n-board: sym4 = solutions fixed by the 180 degree rotation but
+// not the 90 degree one, sym2 = those fixed by the 90 degree rotation.
+struct SymmetricCounts {
+  u128 sym4 = 0, sym2 = 0;
+};
+SymmetricCounts whole_board_symmetric(int n);
 
 // The default split for n: enough, small enough subproblems for many threads.
 int default_split_rows(int n);

@@ -192,7 +192,7 @@ std::future<Expected<Topology>> start_reading_topology(const CountConfig& config
 }
 
 // The plan is made in parallel (engine/frontend.cpp), inside an arena capped like the run.
-Plan plan_for(const CountConfig& config, int threads) {
+Plan plan_for(const CountConfig& config, int threads, bool defer_fixed_counts = false) {
   const int split = config.split_rows >= 0 ? config.split_rows : default_split_rows(config.n);
   tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
                           static_cast<std::size_t>(threads));
@@ -204,7 +204,7 @@ Plan plan_for(const CountConfig& config, int threads) {
     if (config.kernel == "reference")
       plan = plan_classic(config.n, split);
     else if (kernel && kernel->name == "join")
-      plan = plan_rowsplit(config.n);
+      plan = plan_rowsplit(config.n, !defer_fixed_counts);
     else
       plan = plan_canonical(config.n, split);
   });
@@ -417,7 +417,11 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   }
 
   std::future<Expected<Topology>> machine = start_reading_topology(config);
-  const Plan plan = plan_for(config, result.threads);
+  // The row-split plan's Burnside terms (a whole-board search of a few percent of the count)
+  // are computed beside the count rather than before it.
+  Plan plan = plan_for(config, result.threads, /*defer_fixed_counts=*/true);
+  std::future<SymmetricCounts> symmetric;
+  if (plan.rowsplit) symmetric = std::async(std::launch::async, whole_board_symmetric, n);
   result.classes = plan.classes;
   result.split_rows = plan.split_rows;
   result.subproblems_total = plan.subproblems.size();
@@ -455,6 +459,11 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   result.subproblems = part.subproblems;
   result.subproblems_resumed = resumed.done.subproblems;
   result.cancelled = part.subproblems < plan.subproblems.size();
+  if (symmetric.valid()) {
+    const SymmetricCounts sym = symmetric.get();
+    plan.sym4 = sym.sym4;
+    plan.sym2 = sym.sym2;
+  }
   auto orbits = finish_orbits(part.weighted, plan.sym4, plan.sym2);
   if (!orbits.ok()) {
     if (!result.cancelled) return orbits.error();
