@@ -528,13 +528,21 @@ void match_chunks(const Words<W>* table, int chunks, const Words<W>& member,
 // Pairs (a in big, b in small) with a & b == 0, by bit slices over `big`, in blocks of 64 W
 // members: a block's slices (bits vectors) stay in L1 while every member of the small side
 // visits them, one vector AND per diagonal it occupies.
+// A run of patterns that visits the slices.
+struct Range {
+  const std::uint64_t* patterns;
+  std::size_t size;
+};
+
 template <int W>
-std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig,
-                                    const std::uint64_t* small, std::size_t nsmall, int bits,
+std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, const Range* visit,
+                                    std::size_t visits, int bits,
                                     std::vector<std::uint64_t>& storage) {
   using V = Words<W>;
   constexpr std::size_t kMembers = 64 * W;
   const int chunks = (bits + kChunkBits - 1) / kChunkBits;
+  std::size_t nsmall = 0;
+  for (std::size_t r = 0; r < visits; ++r) nsmall += visit[r].size;
   const bool tables = nsmall >= 24;  // worth building once the small side has a few dozen
   storage.resize(
       (static_cast<std::size_t>(bits) + kChunkValues * static_cast<std::size_t>(chunks)) * W + 8);
@@ -561,11 +569,13 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig,
       for (int j = 0; j < bits; ++j) slices[j][w] = member[w] & ~rows[j];
     }
     if (!tables) {
-      for (std::size_t i = 0; i < nsmall; ++i) {
-        V acc = member;
-        for (std::uint64_t p = small[i]; p; p &= p - 1) acc &= slices[std::countr_zero(p)];
-        add_lane_popcounts<W>(sums, acc);
-      }
+      for (std::size_t r = 0; r < visits; ++r)
+        for (std::size_t i = 0; i < visit[r].size; ++i) {
+          V acc = member;
+          for (std::uint64_t p = visit[r].patterns[i]; p; p &= p - 1)
+            acc &= slices[std::countr_zero(p)];
+          add_lane_popcounts<W>(sums, acc);
+        }
       continue;
     }
     V* table = slices + bits;
@@ -577,37 +587,136 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig,
         t[v] = j < bits ? t[v & (v - 1)] & slices[j] : t[v & (v - 1)];
       }
     }
-    match_chunks<W>(table, chunks, member, small, nsmall, sums);
+    for (std::size_t r = 0; r < visits; ++r)
+      match_chunks<W>(table, chunks, member, visit[r].patterns, visit[r].size, sums);
   }
   std::uint64_t total = 0;
   for (int w = 0; w < W; ++w) total += sums[w];
   return total;
 }
 
+// The bits of x at the positions of mask, packed to the bottom (BMI2's PEXT where available).
+inline std::uint64_t extract_bits(std::uint64_t x, std::uint64_t mask) {
+#ifdef NQ_JOIN_AVX512
+  return _pext_u64(x, mask);
+#else
+  std::uint64_t packed = 0;
+  for (std::uint64_t out = 1; mask; mask &= mask - 1, out <<= 1)
+    if (x & mask & (0 - mask)) packed |= out;
+  return packed;
+#endif
+}
+
+// Scratch for the sieve below.
+struct SieveScratch {
+  std::vector<std::uint64_t> a, b, slices;
+  std::vector<std::uint32_t> a_start, b_start;
+  std::vector<Range> visit;
+};
+
+// Counting-sorts patterns by their bits under `cut` (2^c groups), each stored without them.
+inline void sieve_sort(const std::uint64_t* p, std::size_t n, std::uint64_t cut, std::uint64_t keep,
+                       int c, std::vector<std::uint64_t>& out, std::vector<std::uint32_t>& start) {
+  const std::uint32_t groups = 1u << c;
+  start.assign(groups + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) ++start[extract_bits(p[i], cut) + 1];
+  for (std::uint32_t g = 0; g < groups; ++g) start[g + 1] += start[g];
+  out.resize(n);
+  for (std::size_t i = 0; i < n; ++i)
+    out[start[extract_bits(p[i], cut)]++] = extract_bits(p[i], keep);
+  for (std::uint32_t g = groups; g > 0; --g) start[g] = start[g - 1];
+  start[0] = 0;
+}
+
+template <int W>
+std::uint64_t count_sliced(const std::uint64_t* a, std::size_t na, const Range* visit,
+                           std::size_t visits, int bits, std::vector<std::uint64_t>& slices) {
+  return count_disjoint_sliced<W>(a, na, visit, visits, bits, slices);
+}
+
+// Pairs (x in a, y in b) with x & y == 0. The smaller side is sliced, the larger one visits
+// the slices: the pair work is the same either way, and the transposes are then the fewest.
+//
+// Large sides first go through a sieve (Kluev's counter has one too): c diagonals that both
+// sides occupy often are cut out, each side is grouped by its occupancy of them, and a group u
+// of the sliced side only meets the groups v of the other side with u & v = 0. With both sides
+// on a cut diagonal about half the time, that skips a quarter of the pairs per cut diagonal, and
+// the patterns get c bits shorter.
 inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, const std::uint64_t* b,
-                                    std::size_t nb, int bits, std::vector<std::uint64_t>& slices) {
+                                    std::size_t nb, int bits, SieveScratch& sc) {
   if (na == 0 || nb == 0) return 0;
-  if (na < nb) {
+  if (na > nb) {
     std::swap(a, b);
     std::swap(na, nb);
   }
-  if (na < 64) {  // too few for slices: test every pair
+  if (na < 32) {  // too few for slices: test every pair
     std::uint64_t total = 0;
-    for (std::size_t i = 0; i < nb; ++i) {
-      const std::uint64_t x = b[i];
-      for (std::size_t j = 0; j < na; ++j) total += (a[j] & x) == 0;
+    for (std::size_t i = 0; i < na; ++i) {
+      const std::uint64_t x = a[i];
+      for (std::size_t j = 0; j < nb; ++j) total += (b[j] & x) == 0;
     }
     return total;
   }
-  if (na <= 256) return count_disjoint_sliced<4>(a, na, b, nb, bits, slices);
-  return count_disjoint_sliced<8>(a, na, b, nb, bits, slices);
+  // Cut diagonals: groups of at least about 1024 sliced members, at most 6 cuts.
+  // The sieve costs a few dozen operations per pattern (occupancy counts, two counting sorts)
+  // and saves pair work, which grows as na * nb: measured, it pays from about 8192 sliced
+  // members (n = 20: 2.8x less matching; n = 18, with about 4000: 40% slower). Groups of at
+  // least 512 (one full block), at most 8 cuts.
+  int c = 0;
+  if (na >= 8192)
+    while (c < 8 && (na >> (c + 1)) >= 512) ++c;
+  if (c == 0) {
+    const Range all{b, nb};
+    if (na <= 256) return count_sliced<4>(a, na, &all, 1, bits, sc.slices);
+    return count_sliced<8>(a, na, &all, 1, bits, sc.slices);
+  }
+  std::uint64_t occ_a[64] = {}, occ_b[64] = {};
+  for (std::size_t i = 0; i < na; ++i)
+    for (std::uint64_t p = a[i]; p; p &= p - 1) ++occ_a[std::countr_zero(p)];
+  for (std::size_t i = 0; i < nb; ++i)
+    for (std::uint64_t p = b[i]; p; p &= p - 1) ++occ_b[std::countr_zero(p)];
+  std::uint64_t cut = 0;
+  for (int k = 0; k < c; ++k) {
+    int best = -1;
+    double best_score = -1;
+    for (int j = 0; j < bits; ++j) {
+      const double score = static_cast<double>(occ_a[j]) * static_cast<double>(occ_b[j]);
+      if (!(cut >> j & 1) && score > best_score) {
+        best = j;
+        best_score = score;
+      }
+    }
+    cut |= 1ull << best;
+  }
+  const std::uint64_t keep = ((bits == 64) ? ~0ull : (1ull << bits) - 1) & ~cut;
+  sieve_sort(a, na, cut, keep, c, sc.a, sc.a_start);
+  sieve_sort(b, nb, cut, keep, c, sc.b, sc.b_start);
+  const std::uint32_t groups = 1u << c;
+  std::uint64_t total = 0;
+  for (std::uint32_t u = 0; u < groups; ++u) {
+    const std::uint32_t a0 = sc.a_start[u], a1 = sc.a_start[u + 1];
+    if (a0 == a1) continue;
+    sc.visit.clear();
+    for (std::uint32_t v = 0; v < groups; ++v) {
+      const std::uint32_t b0 = sc.b_start[v], b1 = sc.b_start[v + 1];
+      if ((u & v) == 0 && b0 != b1) sc.visit.push_back({sc.b.data() + b0, b1 - b0});
+    }
+    if (sc.visit.empty()) continue;
+    const std::size_t size = a1 - a0;
+    const int rest = bits - c;
+    total += size <= 256 ? count_sliced<4>(sc.a.data() + a0, size, sc.visit.data(), sc.visit.size(),
+                                           rest, sc.slices)
+                         : count_sliced<8>(sc.a.data() + a0, size, sc.visit.data(), sc.visit.size(),
+                                           rest, sc.slices);
+  }
+  return total;
 }
 
 // Per-thread scratch: leaves of both halves and their bucketed patterns, reused across calls.
 struct Scratch {
   std::vector<Leaf> east, west;
   std::vector<std::uint64_t> east_sorted, west_sorted;
-  std::vector<std::uint64_t> slices;
+  SieveScratch sieve;
   std::vector<std::uint32_t> east_start, west_start;
   HalfScratch half;
 };
@@ -679,7 +788,7 @@ Tally count_join(const Subproblem& s, Fallback&& fallback) {
     if (west_nodes == kOverflow) return fallback(s);
     t.nodes = east_nodes + west_nodes;
     t.solutions = count_disjoint(scratch.east_sorted.data(), ne, scratch.west_sorted.data(), nw,
-                                 bits, scratch.slices);
+                                 bits, scratch.sieve);
     return t;
   }
   const std::uint32_t buckets = kBinomials.c[open][open_east];
@@ -697,7 +806,7 @@ Tally count_join(const Subproblem& s, Fallback&& fallback) {
     const std::uint32_t e0 = scratch.east_start[k], e1 = scratch.east_start[k + 1];
     const std::uint32_t w0 = scratch.west_start[k], w1 = scratch.west_start[k + 1];
     t.solutions += count_disjoint(scratch.east_sorted.data() + e0, e1 - e0,
-                                  scratch.west_sorted.data() + w0, w1 - w0, bits, scratch.slices);
+                                  scratch.west_sorted.data() + w0, w1 - w0, bits, scratch.sieve);
   }
   return t;
 }

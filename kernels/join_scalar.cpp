@@ -10,4 +10,11 @@ void count_join_scalar(std::span<const Subproblem> in, std::span<Tally> out) {
     out[i] = join_scalar::count_join(in[i], &count_one_scalar);
 }
 
+std::uint64_t count_disjoint_pairs_scalar(std::span<const std::uint64_t> a,
+                                          std::span<const std::uint64_t> b, int bits) {
+  join_scalar::join_detail::SieveScratch scratch;
+  return join_scalar::join_detail::count_disjoint(a.data(), a.size(), b.data(), b.size(), bits,
+                                                  scratch);
+}
+
 }  // namespace nq

@@ -50,6 +50,12 @@ inline constexpr std::size_t kJoinMaxLeaves = std::size_t{1} << 21;
 inline constexpr std::size_t kJoinScratchBytes = 2 * kJoinMaxLeaves * 24 + (std::size_t{1} << 20);
 void count_join_scalar(std::span<const Subproblem> in, std::span<Tally> out);
 void count_join_avx512(std::span<const Subproblem> in, std::span<Tally> out);
+// The join's pair counter on its own, for tests: pairs (x in a, y in b) with x & y == 0, for
+// patterns of `bits` < 64 bits (the AVX-512 one needs avx512_supported()).
+std::uint64_t count_disjoint_pairs_scalar(std::span<const std::uint64_t> a,
+                                          std::span<const std::uint64_t> b, int bits);
+std::uint64_t count_disjoint_pairs_avx512(std::span<const std::uint64_t> a,
+                                          std::span<const std::uint64_t> b, int bits);
 
 // How many batches the kernel `name` has counted in this process: tests use it to prove that
 // the kernel a run reports is the one that ran.
