@@ -163,6 +163,13 @@ class Counter {
   std::vector<TaskStat>* stats_;
 };
 
+// The kernel a config names. "auto" is by board size (auto_kernel), except that a split depth
+// asks for the canonical plan's subproblems, which only a backtracking kernel makes sense of.
+const Kernel* resolve_kernel(const CountConfig& config) {
+  if (config.kernel != "auto") return find_kernel(config.kernel);
+  return config.split_rows >= 0 ? &best_kernel() : &auto_kernel(config.n);
+}
+
 // The checks count() makes; the kernel, or nullptr for the classic route.
 Expected<const Kernel*> checked_kernel(const CountConfig& config) {
   const int n = config.n;
@@ -172,7 +179,7 @@ Expected<const Kernel*> checked_kernel(const CountConfig& config) {
   if (config.threads < 0)
     return Error{"threads must be at least 1, got " + std::to_string(config.threads)};
   if (config.kernel == "reference") return static_cast<const Kernel*>(nullptr);
-  const Kernel* kernel = config.kernel == "auto" ? &auto_kernel(n) : find_kernel(config.kernel);
+  const Kernel* kernel = resolve_kernel(config);
   if (!kernel) {
     std::string names = "auto, reference";
     for (const Kernel& k : all_kernels()) names += ", " + std::string(k.name);
@@ -181,6 +188,10 @@ Expected<const Kernel*> checked_kernel(const CountConfig& config) {
   if (!kernel->supported())
     return Error{"kernel '" + config.kernel + "' cannot run on this CPU (it needs " +
                  std::string(kernel->needs) + ")"};
+  if (kernel->name == "join" && config.split_rows >= 0)
+    return Error{
+        "the join kernel has its own plan (one subproblem per row split); a split depth "
+        "applies to the backtracking kernels only"};
   return kernel;
 }
 
@@ -197,8 +208,7 @@ Plan plan_for(const CountConfig& config, int threads, bool defer_fixed_counts = 
   tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
                           static_cast<std::size_t>(threads));
   tbb::task_arena arena(threads);
-  const Kernel* kernel =
-      config.kernel == "auto" ? &auto_kernel(config.n) : find_kernel(config.kernel);
+  const Kernel* kernel = resolve_kernel(config);
   Plan plan;
   arena.execute([&] {
     if (config.kernel == "reference")
