@@ -23,8 +23,8 @@ struct CountConfig {
   // Optional (engine/journal.hpp): count() skips the subproblems it has finished and adds
   // their counts back; every subproblem finished by this run is recorded in it.
   SubproblemJournal* journal = nullptr;
-  bool numa = true;             // one arena per NUMA node, pinned (false: one unpinned arena)
-  bool task_stats = false;      // time every subproblem (CountResult::tasks)
+  bool numa = true;         // one arena per NUMA node, pinned (false: one unpinned arena)
+  bool task_stats = false;  // time every subproblem (CountResult::tasks)
 };
 
 // What one arena did.
@@ -49,10 +49,10 @@ struct CountResult {
   int split_rows = 0;
   double seconds = 0;
   std::string kernel;
-  bool cancelled = false;  // Monitor::cancel stopped it: counts are partial
+  bool cancelled = false;                 // Monitor::cancel stopped it: counts are partial
   std::uint64_t subproblems_resumed = 0;  // of `subproblems`, found done in the journal
-  double setup_seconds = 0;  // planning, estimating and dealing: before any counting
-  int numa_nodes = 1;        // NUMA nodes the run used (one arena each)
+  double setup_seconds = 0;               // planning, estimating and dealing: before any counting
+  int numa_nodes = 1;                     // NUMA nodes the run used (one arena each)
   std::vector<ArenaResult> arenas;
   std::vector<TaskStat> tasks;  // with CountConfig::task_stats: one per subproblem, by id
 };

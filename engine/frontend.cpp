@@ -409,6 +409,30 @@ Plan plan_rowsplit(int n, bool fixed_counts) {
   return plan;
 }
 
+std::uint64_t rowsplit_subproblems(int n) {
+  auto choose = [](int a, int b) {
+    if (b < 0 || b > a) return std::uint64_t{0};
+    std::uint64_t c = 1;
+    for (int i = 1; i <= b; ++i)
+      c = c * static_cast<std::uint64_t>(a - b + i) / static_cast<std::uint64_t>(i);
+    return c;
+  };
+  const int h = n / 2;
+  // Row sets fixed by the flip (unions of flip pairs) and by flip-then-mirror (one row of each
+  // pair); the mirror alone fixes none. Odd n: per middle-queen row r, the flip pairs r with
+  // n-1-r, so only r = h (the centre) has flip-fixed sets; the other rows pair up.
+  if (n % 2 == 0) {
+    const std::uint64_t all = choose(n, h);
+    const std::uint64_t by_flip = h % 2 == 0 ? choose(h, h / 2) : 0;
+    const std::uint64_t by_both = std::uint64_t{1} << h;
+    return (all + by_flip + by_both) / 4;
+  }
+  const std::uint64_t per_row = choose(n - 1, h);                   // E: h of the other n - 1 rows
+  const std::uint64_t by_flip = h % 2 == 0 ? choose(h, h / 2) : 0;  // centre row only
+  const std::uint64_t by_both = std::uint64_t{1} << h;              // centre row only
+  return (static_cast<std::uint64_t>(n) * per_row + by_flip + by_both) / 4;
+}
+
 SymmetricCounts whole_board_symmetric(int n) {
   const Placement empty(n);
   const std::uint64_t f180 = count_fixed_completions(empty, nullptr, Sym::kRot180);

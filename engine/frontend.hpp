@@ -102,6 +102,13 @@ Plan plan_classic(int n, int split_rows);
 // whole_board_symmetric(n) (the runner computes them while the count runs).
 Plan plan_rowsplit(int n, bool fixed_counts = true);
 
+// How many subproblems plan_rowsplit(n) makes, without making them (Burnside over the four
+// symmetries: the orbits of the row sets).
+std::uint64_t rowsplit_subproblems(int n);
+// The largest row-split plan the engine makes: 4M subproblems, about 1 GB with the runner's
+// per-node copies (n <= 24, 26 and the odd n <= 23).
+inline constexpr std::uint64_t kMaxJoinPlan = std::uint64_t{1} << 22;
+
 // Burnside's terms for a whole n-board: sym4 = solutions fixed by the 180 degree rotation but
 // not the 90 degree one, sym2 = those fixed by the 90 degree rotation.
 struct SymmetricCounts {

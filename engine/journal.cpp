@@ -103,7 +103,9 @@ std::uint32_t fnv1a32(const unsigned char* bytes, std::size_t size) {
 
 RunIdentity run_identity(const Plan& plan) {
   return {plan.n, plan.split_rows, plan.classes, plan.subproblems.size(),
-          plan.classic ? "classic" : plan.rowsplit ? "rowsplit" : "canonical"};
+          plan.classic    ? "classic"
+          : plan.rowsplit ? "rowsplit"
+                          : "canonical"};
 }
 
 std::string describe(const RunIdentity& run) {

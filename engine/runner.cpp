@@ -167,7 +167,11 @@ class Counter {
 // asks for the canonical plan's subproblems, which only a backtracking kernel makes sense of.
 const Kernel* resolve_kernel(const CountConfig& config) {
   if (config.kernel != "auto") return find_kernel(config.kernel);
-  return config.split_rows >= 0 ? &best_kernel() : &auto_kernel(config.n);
+  if (config.split_rows >= 0) return &best_kernel();
+  const Kernel& k = auto_kernel(config.n);
+  // The join's plan holds one subproblem per row-split orbit; past kMaxJoinPlan (n = 25, 27
+  // and 28 up) it would not be small, so auto keeps to backtracking there.
+  return k.name == "join" && rowsplit_subproblems(config.n) > kMaxJoinPlan ? &best_kernel() : &k;
 }
 
 // The checks count() makes; the kernel, or nullptr for the classic route.
@@ -188,6 +192,10 @@ Expected<const Kernel*> checked_kernel(const CountConfig& config) {
   if (!kernel->supported())
     return Error{"kernel '" + config.kernel + "' cannot run on this CPU (it needs " +
                  std::string(kernel->needs) + ")"};
+  if (kernel->name == "join" && rowsplit_subproblems(n) > kMaxJoinPlan)
+    return Error{"the join kernel's plan for n = " + std::to_string(n) + " would hold " +
+                 std::to_string(rowsplit_subproblems(n)) + " subproblems (at most " +
+                 std::to_string(kMaxJoinPlan) + "); use a backtracking kernel (--kernel auto)"};
   if (kernel->name == "join" && config.split_rows >= 0)
     return Error{
         "the join kernel has its own plan (one subproblem per row split); a split depth "

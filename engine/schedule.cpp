@@ -11,7 +11,6 @@
 
 namespace nq {
 
-
 std::vector<std::uint32_t> largest_first(const std::vector<double>& costs) {
   std::vector<std::uint32_t> order(costs.size());
   std::iota(order.begin(), order.end(), 0u);

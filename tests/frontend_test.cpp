@@ -112,5 +112,27 @@ TEST(Frontend, SplittingKeepsTheCount) {
     }
 }
 
+// The join's plan: one subproblem per orbit of row splits under the flip and the mirror, each
+// weighted by its orbit's size. Its weighted completions (counted by the scalar search, not the
+// join) must give the brute-force total, and its size must be what rowsplit_subproblems says
+// without building it.
+TEST(Frontend, RowSplitPlanWeightsGiveTheBruteForceTotal) {
+  for (int n = 4; n <= 10; ++n) {
+    const Plan plan = plan_rowsplit(n);
+    ASSERT_EQ(plan.subproblems.size(), plan.weights.size());
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < plan.subproblems.size(); ++i) {
+      EXPECT_TRUE(plan.weights[i] == 2 || plan.weights[i] == 4) << n;
+      total += plan.weights[i] * count_one_scalar(plan.subproblems[i]).solutions;
+    }
+    EXPECT_EQ(total, test::all_solutions(n).size()) << n;
+  }
+}
+
+TEST(Frontend, RowSplitPlanSizeFormulaMatchesThePlan) {
+  for (int n = 4; n <= 19; ++n)
+    EXPECT_EQ(rowsplit_subproblems(n), plan_rowsplit(n, false).subproblems.size()) << n;
+}
+
 }  // namespace
 }  // namespace nq
