@@ -490,13 +490,24 @@ inline constexpr int kChunkValues = 1 << kChunkBits;
 template <int W, int kChunks>
 void match_chunks_fixed(const Words<W>* table, const Words<W>& member, const std::uint64_t* small,
                         std::size_t nsmall, Words<W>& sums) {
+  // Byte offsets straight from the pattern: ((p >> (6k - log2 sizeof V)) & mask) is the chunk's
+  // value times the entry size, one shift and one AND per chunk.
+  constexpr int kEntryShift = std::countr_zero(sizeof(Words<W>));
+  constexpr std::uint64_t kField = (kChunkValues - 1) << kEntryShift;
+  const char* base = reinterpret_cast<const char*>(table);
+  Words<W> local = sums;  // in a register: the compiler cannot tell `sums` from the tables
   for (std::size_t i = 0; i < nsmall; ++i) {
     Words<W> acc = member;
     const std::uint64_t p = small[i];
-    for (int k = 0; k < kChunks; ++k)
-      acc &= table[kChunkValues * k + ((p >> (kChunkBits * k)) & (kChunkValues - 1))];
-    add_lane_popcounts<W>(sums, acc);
+    for (int k = 0; k < kChunks; ++k) {
+      const int shift = kChunkBits * k - kEntryShift;
+      const std::uint64_t offset = (shift >= 0 ? p >> shift : p << -shift) & kField;
+      acc &=
+          *reinterpret_cast<const Words<W>*>(base + sizeof(Words<W>) * kChunkValues * k + offset);
+    }
+    add_lane_popcounts<W>(local, acc);
   }
+  sums = local;
 }
 template <int W>
 void match_chunks(const Words<W>* table, int chunks, const Words<W>& member,
