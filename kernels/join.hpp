@@ -262,21 +262,18 @@ inline std::uint64_t enumerate_settled_half(const Board& b, Mask half,
 // diagonals are disjoint. Each check is a few branch-free operations, against about six search
 // nodes per placement for the plain search above.
 // One part's placements, structure of arrays (the join streams through the bottom ones).
-struct Parts {
-  std::vector<std::uint64_t> anti, main, pattern;  // diagonals (row + col, row - col + 31), bits
-  std::vector<std::uint32_t> cols;                 // columns used, packed among the half's
-  void clear() {
-    anti.clear();
-    main.clear();
-    pattern.clear();
-    cols.clear();
-  }
-  std::size_t size() const { return cols.size(); }
+struct Part {
+  std::uint64_t anti, main, pattern;  // diagonals (row + col, row - col + 31), crossing bits
+  std::uint64_t cols;                 // columns used, packed among the half's
+};
+// The bottom parts once bucketed, as arrays (the join streams through them 8 at a time).
+struct SortedParts {
+  std::vector<std::uint64_t> anti, main, pattern;
 };
 
 // Placements of rows row_of[0..count) (squares[j] free in row j), appended to `out`.
 inline void enumerate_part(const int* row_of, const Mask* squares, int count, Mask half,
-                           const std::uint64_t (*bits)[kMaxN], Parts& out) {
+                           const std::uint64_t (*bits)[kMaxN], std::vector<Part>& out) {
   const int low = std::countr_zero(half);
   const bool contiguous = std::has_single_bit((half >> low) + 1);
   Mask cols[kMaxN + 1], ld[kMaxN + 1], rd[kMaxN + 1], avail[kMaxN + 1];
@@ -299,10 +296,7 @@ inline void enumerate_part(const int* row_of, const Mask* squares, int count, Ma
     const std::uint64_t np = pattern[d] | bits[d][c];
     const Mask nc = cols[d] | bit;
     if (d + 1 == count) {
-      out.anti.push_back(na);
-      out.main.push_back(nm);
-      out.pattern.push_back(np);
-      out.cols.push_back(contiguous ? nc >> low : pack_bits(nc, half));
+      out.push_back({na, nm, np, contiguous ? nc >> low : pack_bits(nc, half)});
       continue;
     }
     const int gap = row_of[d + 1] - row;
@@ -356,7 +350,8 @@ inline std::uint32_t join_bucket(const std::uint64_t* anti, const std::uint64_t*
 // All placements of the half, by joining its top and bottom parts. Writes their crossing bits to
 // out[0..count) (`out` only grows) and returns the candidate pairs examined, or kOverflow.
 struct HalfScratch {
-  Parts top, bottom, sorted;
+  std::vector<Part> top, bottom;
+  SortedParts sorted;
   std::vector<std::uint32_t> start;
 };
 inline std::uint64_t join_settled_half(const Board& b, Mask half, std::vector<std::uint64_t>& out,
@@ -393,23 +388,22 @@ inline std::uint64_t join_settled_half(const Board& b, Mask half, std::vector<st
   hs.start.assign(buckets + 1, 0);
   const std::size_t nb = hs.bottom.size();
   if (top == k) {  // one row: no bottom part
-    hs.sorted.clear();
-    hs.sorted.anti.push_back(0);
-    hs.sorted.main.push_back(0);
-    hs.sorted.pattern.push_back(0);
-    hs.sorted.cols.push_back(0);
+    hs.sorted.anti.assign(1, 0);
+    hs.sorted.main.assign(1, 0);
+    hs.sorted.pattern.assign(1, 0);
     for (std::uint32_t i = 1; i <= buckets; ++i) hs.start[i] = 1;
   } else {
-    for (std::size_t i = 0; i < nb; ++i) ++hs.start[hs.bottom.cols[i] + 1];
+    for (const Part& q : hs.bottom) ++hs.start[q.cols + 1];
     for (std::uint32_t i = 0; i < buckets; ++i) hs.start[i + 1] += hs.start[i];
     hs.sorted.anti.resize(nb);
     hs.sorted.main.resize(nb);
     hs.sorted.pattern.resize(nb);
     for (std::size_t i = 0; i < nb; ++i) {
-      const std::uint32_t at = hs.start[hs.bottom.cols[i]]++;
-      hs.sorted.anti[at] = hs.bottom.anti[i];
-      hs.sorted.main[at] = hs.bottom.main[i];
-      hs.sorted.pattern[at] = hs.bottom.pattern[i];
+      const Part& q = hs.bottom[i];
+      const std::uint32_t at = hs.start[q.cols]++;
+      hs.sorted.anti[at] = q.anti;
+      hs.sorted.main[at] = q.main;
+      hs.sorted.pattern[at] = q.pattern;
     }
     for (std::uint32_t i = buckets; i > 0; --i) hs.start[i] = hs.start[i - 1];
     hs.start[0] = 0;
@@ -417,7 +411,8 @@ inline std::uint64_t join_settled_half(const Board& b, Mask half, std::vector<st
   // The join.
   std::uint64_t n = 0, candidates = 0;
   for (std::size_t i = 0; i < hs.top.size(); ++i) {
-    const std::uint32_t want = top == k ? 0 : all & ~hs.top.cols[i];
+    const Part& t = hs.top[i];
+    const std::uint32_t want = top == k ? 0 : all & ~static_cast<std::uint32_t>(t.cols);
     const std::uint32_t lo = hs.start[want], hi = hs.start[want + 1];
     if (lo == hi) continue;
     if (n + (hi - lo) > kJoinMaxLeaves) return kOverflow;
@@ -425,7 +420,7 @@ inline std::uint64_t join_settled_half(const Board& b, Mask half, std::vector<st
       out.resize(std::max<std::size_t>(2 * out.size(), n + (hi - lo) + 8));
     candidates += hi - lo;
     n += join_bucket(hs.sorted.anti.data(), hs.sorted.main.data(), hs.sorted.pattern.data(), lo, hi,
-                     hs.top.anti[i], hs.top.main[i], hs.top.pattern[i], out.data() + n);
+                     t.anti, t.main, t.pattern, out.data() + n);
   }
   count = n;
   return candidates;
