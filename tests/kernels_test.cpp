@@ -208,6 +208,22 @@ TEST_P(KernelTest, ForcedKernelIsTheOneThatRan) {
   }
 }
 
+// The join's baseline-ISA build (what machines without AVX-512 run; the dispatcher picks the
+// AVX-512 one here) against the scalar search, on the row-split plan and on front-end prefixes.
+TEST(JoinBuilds, BaselineBuildMatchesTheSearch) {
+  std::size_t checked = 0;
+  for (int n = 8; n <= 14; ++n)
+    for (const Plan& plan : {plan_rowsplit(n), plan_canonical(n, 2)}) {
+      std::vector<Tally> got(plan.subproblems.size());
+      count_join_scalar(plan.subproblems, got);
+      for (std::size_t i = 0; i < plan.subproblems.size(); ++i)
+        ASSERT_EQ(got[i].solutions, count_one_scalar(plan.subproblems[i]).solutions)
+            << "n=" << n << " subproblem " << i;
+      checked += plan.subproblems.size();
+    }
+  EXPECT_GT(checked, 5000u);
+}
+
 // The join's pair counter (bit slices, chunk tables, and the sieve for sides of 8192 and
 // more) against a plain double loop, on random patterns of several densities and sizes around
 // every threshold (32 for slices, 256/512 for the block width, 8192 for the sieve).
