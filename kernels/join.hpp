@@ -12,16 +12,23 @@
 // can meet, and the same for the other direction. A half-board is therefore kept as
 // (E, a 2L-bit pattern), and the count is
 //     sum over E of #{(east a, west b) with rows(a) = E, rows(b) = ~E, a & b = 0}.
-// Both halves are enumerated once each by a depth-first walk over the rows (each row either
-// takes a queen of this half or leaves it to the other), bucketed by E with a counting sort on
-// the colex rank of E, and every bucket pair is counted with bit slices: for the larger side,
-// slice j is the bit set of its members that leave diagonal j free; a member b of the smaller
-// side meets AND_{j in b} slice_j, whose popcount is its number of partners (64 pairs per word
-// operation; the same idea as E. Kluev's quadrant counter, whose code we did not use).
+// How the two sides are enumerated depends on the subproblem. When it settles every row's half
+// (the row-split plan: one E per subproblem, engine/frontend.hpp), each half is enumerated by
+// meeting in the middle again (join_settled_half: top part x bottom part, joined by columns).
+// Otherwise (a front-end prefix, a random board) a depth-first walk over the rows, in which
+// each row takes a queen of this half or leaves it to the other, enumerates a half for every E
+// at once, and the leaves are bucketed by E with a counting sort on its colex rank.
 //
-// The cost moves from search nodes (~7^R) to half-board placements plus pair tests done 64 or
-// 512 at a time, which is why this kernel only pays off for many open rows (see
-// `join_pays_off` in kernels.hpp and the README's measurements).
+// The pairs are counted with bit slices (count_disjoint): for the smaller side, slice j is the
+// bit set of its members that leave diagonal j free; a member b of the other side meets
+// AND_{j in b} slice_j, whose popcount is its number of partners: 512 pairs per vector AND,
+// 6 diagonals per AND through subset tables, and a sieve on shared diagonals for large sides.
+// The idea of east/west halves matched by bit slices is the one of E. Kluev's public counter;
+// this code is our own.
+//
+// The cost moves from search nodes (~7^R) to half-board placements plus pair tests done 512
+// at a time, which is why this kernel only pays off for many open rows (kJoinFromN in
+// kernels.hpp, and the README's measurements).
 #pragma once
 
 #include <algorithm>
