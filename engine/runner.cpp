@@ -24,6 +24,7 @@
 #include "engine.hpp"
 #include "frontend.hpp"
 #include "kernels.hpp"
+#include "memory.hpp"
 #include "placement.hpp"
 #include "schedule.hpp"
 #include "topology.hpp"
@@ -405,7 +406,9 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   result.threads = config.threads > 0 ? config.threads : hardware_threads();
   result.kernel = classic ? "reference" : std::string(kernel->name);
 
-  if (n < 4) {             // too small for a frame; a solution may be fixed by a reflection (n = 1)
+  if (n < 4) {  // too small for a frame; a solution may be fixed by a reflection (n = 1)
+    result.memory_estimate = estimate_memory_without_plan(result.threads).total();
+    if (auto refused = check_memory(result.memory_estimate, config.memory_limit)) return *refused;
     if (config.journal) {  // nothing to journal, but a journal of another run is still refused
       auto done = config.journal->begin(RunIdentity{n, 0, 0, 0, "enumeration"});
       if (!done) return done.error();
@@ -421,6 +424,9 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   result.classes = plan.classes;
   result.split_rows = plan.split_rows;
   result.subproblems_total = plan.subproblems.size();
+  // Refused before any counting (and before a journal is opened) if it would not fit.
+  result.memory_estimate = estimate_memory(plan, config, plan.subproblems.size()).total();
+  if (auto refused = check_memory(result.memory_estimate, config.memory_limit)) return *refused;
 
   // Resume: skip what the journal holds and add it back (engine/journal.hpp).
   ResumePoint resumed;
@@ -489,6 +495,8 @@ Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan
   result.classes = plan.classes;
   result.split_rows = plan.split_rows;
   result.subproblems_total = selection.size();
+  result.memory_estimate = estimate_memory(plan, config, selection.size()).total();
+  if (auto refused = check_memory(result.memory_estimate, config.memory_limit)) return *refused;
   RunHooks hooks;
   hooks.selection = &selection;
   hooks.journal = config.journal;
