@@ -502,8 +502,7 @@ Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan
   hooks.journal = config.journal;
   // Costs of the selected subproblems only: an MPI rank counts many small selections.
   std::vector<std::uint64_t> costs(plan.subproblems.size(), 0);
-  const int probe_rows = cost_probe_rows(plan.n);
-  for (std::uint64_t i : selection) costs[i] = estimate_cost(plan.subproblems[i], probe_rows);
+  for (std::uint64_t i : selection) costs[i] = estimate_plan_cost(plan, i);
   hooks.costs = &costs;
   std::future<Expected<Topology>> machine = start_reading_topology(config);
   const Partial part =
