@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstring>
 #include <iostream>
 #include <mutex>
@@ -281,13 +282,18 @@ int run(int argc, char** argv, int rank, int ranks) {
   ResumePoint resumed;
   std::string error = plan.ok() ? "" : plan.error().message;
   // Every rank holds the whole plan and may be dealt any of it: refused up front, as count().
+  // Only the first rank that refuses says so (they usually all do, for the same reason).
+  int refusing = INT_MAX, first_refusing = INT_MAX;
   if (plan.ok())
     if (auto refused =
             check_memory(estimate_memory(*plan, config, plan->subproblems.size()).total(),
                          config.memory_limit)) {
       status = 2;
       error = refused->message;
+      refusing = rank;
     }
+  MPI_Allreduce(&refusing, &first_refusing, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (refusing != INT_MAX && rank != first_refusing) error.clear();
   if (rank == 0 && status == 0) {
     journal = open_checkpoint(args);
     if (journal) {
