@@ -35,12 +35,6 @@ constexpr std::uint64_t kPerCountedBytes =
 constexpr std::uint64_t kPerJournalBytes =
     2 * sizeof(FinishedSubproblem) + 2 * sizeof(std::uint64_t);
 
-const Kernel* kernel_of(const CountConfig& config) {
-  if (config.kernel == "reference") return nullptr;
-  if (config.kernel == "auto") return &auto_kernel(config.n);
-  return find_kernel(config.kernel);
-}
-
 std::uint64_t threads_of(const CountConfig& config) {
   return static_cast<std::uint64_t>(config.threads > 0 ? config.threads : hardware_threads());
 }
@@ -79,8 +73,11 @@ MemoryEstimate estimate_memory(const Plan& plan, const CountConfig& config, std:
   e.fixed = kFixedBytes;
   e.plan = plan_bytes;
   e.run = std::max(run, planning - plan_bytes);  // counting, or the pieces while planning
-  e.threads =
-      threads_of(config) * (kPerThreadBytes + kernel_scratch_bytes(kernel_of(config), config.n));
+  // The row-split plan is the join's, and only the join's (runner.cpp plan_for): the plan, not
+  // the kernel's name, says which kernel runs, whatever "auto" resolves to.
+  const std::uint64_t scratch =
+      plan.rowsplit ? kernel_scratch_bytes(find_kernel("join"), plan.n) : 0;
+  e.threads = threads_of(config) * (kPerThreadBytes + scratch);
   return e;
 }
 

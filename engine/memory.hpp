@@ -25,7 +25,7 @@
 
 namespace nq {
 
-// What a count of `plan` with `config` (its threads, kernel, journal, task stats) needs at its
+// What a count of `plan` with `config` (its threads, journal, task stats) needs at its
 // peak, in bytes. `counted`: how many of the plan's subproblems this run counts (all of them for
 // count(), the selection for count_selected()).
 struct MemoryEstimate {
