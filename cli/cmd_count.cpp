@@ -13,6 +13,7 @@
 #include "count_run.hpp"
 #include "engine.hpp"
 #include "known.hpp"
+#include "memory.hpp"
 #include "output.hpp"
 #include "progress.hpp"
 
@@ -73,7 +74,14 @@ CountConfig count_config(const CountArgs& args) {
   config.split_rows = args.split_rows;
   config.numa = args.numa != "off";
   config.task_stats = !args.task_stats.empty();
+  config.memory_limit = parse_byte_size(args.memory_limit).value_or(0);
   return config;
+}
+
+std::string memory_limit_error(const CountArgs& args) {
+  if (args.memory_limit.empty() || parse_byte_size(args.memory_limit)) return "";
+  return "--memory-limit: '" + args.memory_limit +
+         "' is not a size (expected bytes, or a number with K, M, G or T, e.g. 512M, 8G, 1.5G)";
 }
 
 std::unique_ptr<FileJournal> open_checkpoint(const CountArgs& args) {
@@ -106,6 +114,10 @@ int report_interrupted(const CountArgs& args, const CountResult& r, FileJournal*
 }
 
 int run_count(const CountArgs& args) {
+  if (const std::string bad = memory_limit_error(args); !bad.empty()) {
+    print_error(bad);
+    return 2;
+  }
   if (args.algo == "dp") return run_count_dp(args);  // the independent cross-check
   const int hw = hardware_threads();
   if (args.threads > hw)
@@ -182,6 +194,7 @@ int report_count(const CountArgs& args, const CountResult& r, const RankShares& 
     j["kernel"] = r.kernel;
     j["setup_seconds"] = r.setup_seconds;
     j["numa_nodes"] = r.numa_nodes;
+    j["memory_estimate_bytes"] = r.memory_estimate;
     j["arenas"] = nlohmann::json::array();
     for (const ArenaResult& a : r.arenas)
       j["arenas"].push_back({{"node", a.node},
@@ -227,6 +240,7 @@ int report_count(const CountArgs& args, const CountResult& r, const RankShares& 
       line("resumed",
            std::to_string(r.subproblems_resumed) + " subproblems from " + args.checkpoint);
     line("numa nodes", std::to_string(r.numa_nodes));
+    line("memory", "about " + format_bytes(r.memory_estimate) + " at its peak (estimated)");
     if (args.verify)
       line("verified",
            !known ? "no known value for n = " + std::to_string(r.n)

@@ -22,8 +22,11 @@ class SignalScope {
   static int received();  // the signal that arrived, or 0
 };
 
-// The count config of the arguments (without the journal).
+// The count config of the arguments (without the journal). Check memory_limit_error first.
 CountConfig count_config(const CountArgs& args);
+
+// What is wrong with --memory-limit (empty: nothing, or not given).
+std::string memory_limit_error(const CountArgs& args);
 
 // The journal --checkpoint asks for, or null without one.
 std::unique_ptr<FileJournal> open_checkpoint(const CountArgs& args);

@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstring>
 #include <iostream>
 #include <mutex>
@@ -24,6 +25,7 @@
 #include "cost.hpp"
 #include "count_run.hpp"
 #include "engine.hpp"
+#include "memory.hpp"
 #include "output.hpp"
 #include "progress.hpp"
 
@@ -222,6 +224,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
   r.subproblems_resumed = resumed.done.subproblems;
   r.classes = plan.classes;
   r.split_rows = plan.split_rows;
+  r.memory_estimate = probe.ok() ? probe->memory_estimate : 0;  // this rank's (one rank's)
   r.cancelled = sum.subproblems < plan.subproblems.size();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (r.cancelled) return report_interrupted(args, r, journal, "mpirun [the same mpirun options] ");
@@ -263,6 +266,10 @@ int run(int argc, char** argv, int rank, int ranks) {
     return 2;
   }
   args.argv.assign(argv, argv + argc);
+  if (const std::string bad = memory_limit_error(args); !bad.empty()) {
+    if (rank == 0) print_error(bad);
+    return 2;
+  }
   const CountConfig config = count_config(args);
   if (config.n < 4) {  // nothing to share out: rank 0 counts alone
     return rank == 0 ? run_count(args) : 0;
@@ -274,7 +281,20 @@ int run(int argc, char** argv, int rank, int ranks) {
   std::unique_ptr<FileJournal> journal;
   ResumePoint resumed;
   std::string error = plan.ok() ? "" : plan.error().message;
-  if (rank == 0 && plan.ok()) {
+  // Every rank holds the whole plan and may be dealt any of it: refused up front, as count().
+  // Only the first rank that refuses says so (they usually all do, for the same reason).
+  int refusing = INT_MAX, first_refusing = INT_MAX;
+  if (plan.ok())
+    if (auto refused =
+            check_memory(estimate_memory(*plan, config, plan->subproblems.size()).total(),
+                         config.memory_limit)) {
+      status = 2;
+      error = refused->message;
+      refusing = rank;
+    }
+  MPI_Allreduce(&refusing, &first_refusing, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (refusing != INT_MAX && rank != first_refusing) error.clear();
+  if (rank == 0 && status == 0) {
     journal = open_checkpoint(args);
     if (journal) {
       auto done = journal->begin(run_identity(*plan));

@@ -183,6 +183,11 @@ std::vector<OptionRow> option_table(Args& a) {
        "per node (immune to timing noise such as a virtual machine's stolen time)",
        std::nullopt, {"seconds", "nodes"}},
       {"simulate", "--json", &a.simulate.json, "print one JSON object"},
+      {"count", "--memory-limit", &a.count.memory_limit,
+       "SIZE: refuse, before it starts, a count whose estimated peak memory (the plan, the "
+       "runner's copies and every thread's kernel scratch; --json memory_estimate_bytes) is "
+       "above SIZE: bytes, or a number with K, M, G or T (powers of 1024), e.g. 512M, 8G, 1.5G "
+       "(default: 80% of the physical memory)"},
   };
 }
 

@@ -31,6 +31,8 @@ struct CountArgs {
   std::vector<std::string> argv;  // the command line as typed, for the "resume with" hint
   std::string numa = "auto";
   std::string task_stats;  // empty: none
+  // --memory-limit as typed ("8G", "512M", bytes); empty: the engine's default.
+  std::string memory_limit;
 };
 
 struct TopologyArgs {

@@ -25,6 +25,9 @@ struct CountConfig {
   SubproblemJournal* journal = nullptr;
   bool numa = true;         // one arena per NUMA node, pinned (false: one unpinned arena)
   bool task_stats = false;  // time every subproblem (CountResult::tasks)
+  // Bytes the run may use (engine/memory.hpp): a count whose estimated peak is above it is
+  // refused before it starts. 0: default_memory_limit(), 80% of the physical memory.
+  std::uint64_t memory_limit = 0;
 };
 
 // What one arena did.
@@ -55,11 +58,14 @@ struct CountResult {
   int numa_nodes = 1;                     // NUMA nodes the run used (one arena each)
   std::vector<ArenaResult> arenas;
   std::vector<TaskStat> tasks;  // with CountConfig::task_stats: one per subproblem, by id
+  // The estimated peak memory in bytes (engine/memory.hpp), checked against the limit up front.
+  std::uint64_t memory_estimate = 0;
 };
 
 // Threads the hardware offers (what --threads 0 means).
 int hardware_threads();
 
+// Refuses (an Error) a run whose estimated peak memory is above config.memory_limit.
 Expected<CountResult> count(const CountConfig& config, Monitor* monitor = nullptr);
 
 // The plan count() makes for `config` (deterministic: every MPI rank makes the same one), after

@@ -25,6 +25,7 @@
 #include "engine.hpp"
 #include "frontend.hpp"
 #include "kernels.hpp"
+#include "memory.hpp"
 #include "placement.hpp"
 #include "schedule.hpp"
 #include "topology.hpp"
@@ -433,7 +434,9 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   result.threads = config.threads > 0 ? config.threads : hardware_threads();
   result.kernel = classic ? "reference" : std::string(kernel->name);
 
-  if (n < 4) {             // too small for a frame; a solution may be fixed by a reflection (n = 1)
+  if (n < 4) {  // too small for a frame; a solution may be fixed by a reflection (n = 1)
+    result.memory_estimate = estimate_memory_without_plan(result.threads).total();
+    if (auto refused = check_memory(result.memory_estimate, config.memory_limit)) return *refused;
     if (config.journal) {  // nothing to journal, but a journal of another run is still refused
       auto done = config.journal->begin(RunIdentity{n, 0, 0, 0, "enumeration"});
       if (!done) return done.error();
@@ -453,6 +456,9 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   result.classes = plan.classes;
   result.split_rows = plan.split_rows;
   result.subproblems_total = plan.subproblems.size();
+  // Refused before any counting (and before a journal is opened) if it would not fit.
+  result.memory_estimate = estimate_memory(plan, config, plan.subproblems.size()).total();
+  if (auto refused = check_memory(result.memory_estimate, config.memory_limit)) return *refused;
 
   // Resume: skip what the journal holds and add it back (engine/journal.hpp).
   ResumePoint resumed;
@@ -526,13 +532,14 @@ Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan
   result.classes = plan.classes;
   result.split_rows = plan.split_rows;
   result.subproblems_total = selection.size();
+  result.memory_estimate = estimate_memory(plan, config, selection.size()).total();
+  if (auto refused = check_memory(result.memory_estimate, config.memory_limit)) return *refused;
   RunHooks hooks;
   hooks.selection = &selection;
   hooks.journal = config.journal;
   // Costs of the selected subproblems only: an MPI rank counts many small selections.
   std::vector<std::uint64_t> costs(plan.subproblems.size(), 0);
-  const int probe_rows = cost_probe_rows(plan.n);
-  for (std::uint64_t i : selection) costs[i] = estimate_cost(plan.subproblems[i], probe_rows);
+  for (std::uint64_t i : selection) costs[i] = estimate_plan_cost(plan, i);
   hooks.costs = &costs;
   std::future<Expected<Topology>> machine = start_reading_topology(config);
   const Partial part =

@@ -146,4 +146,68 @@ TEST(Cli, KernelTheCpuCannotRunExitsTwo) {
   EXPECT_EQ(nlohmann::json::parse(nqcount("--n 9 --json").out)["kernel"], "scalar");
 }
 
+// ---- the join kernel: chosen by n, same counts as the search routes ---------------------
+
+TEST(Cli, AutoPicksTheJoinFromItsThreshold) {
+  const std::string below = std::to_string(nq::kJoinFromN - 1), at = std::to_string(nq::kJoinFromN);
+  EXPECT_EQ(nlohmann::json::parse(nqcount("--n " + below + " --json").out)["kernel"],
+            std::string(nq::best_kernel().name));
+  const Outcome r = nqcount("--n " + at + " --json --verify");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["kernel"], "join");
+  EXPECT_EQ(j["verified"], true);
+}
+
+TEST(Cli, JoinAgreesWithTheScalarAndReferenceRoutes) {
+  for (int n = 12; n <= 14; ++n) {
+    const auto join =
+        nlohmann::json::parse(nqcount("--n " + std::to_string(n) + " --json --kernel join").out);
+    for (const char* other : {"scalar", "reference"}) {
+      const auto j = nlohmann::json::parse(
+          nqcount("--n " + std::to_string(n) + " --json --kernel " + other).out);
+      EXPECT_EQ(j["total"], join["total"]) << n << " " << other;
+      EXPECT_EQ(j["unique"], join["unique"]) << n << " " << other;
+      EXPECT_EQ(j["orbits"], join["orbits"]) << n << " " << other;
+    }
+  }
+}
+
+// ---- --memory-limit ---------------------------------------------------------------------
+
+TEST(Cli, MemoryEstimateIsPrinted) {
+  const Outcome r = nqcount("--n 12 --json --kernel join");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("memory_estimate_bytes"));
+  EXPECT_GT(j["memory_estimate_bytes"].get<std::uint64_t>(), 0u);
+  EXPECT_NE(nqcount("--n 12").out.find("memory"), std::string::npos);
+}
+
+TEST(Cli, MemoryLimitTooSmallRefusesWithOneLine) {
+  for (const char* args : {"--n 12 --memory-limit 1K", "--n 16 --kernel join --memory-limit 2M",
+                           "--n 2 --memory-limit 100"}) {
+    expect_usage_error(args);
+    const std::string err = nqcount(args).err;
+    EXPECT_NE(err.find("above the memory limit"), std::string::npos) << args << ": " << err;
+  }
+  // Just the estimate is enough.
+  const auto j = nlohmann::json::parse(nqcount("--n 12 --json").out);
+  const std::string exact = std::to_string(j["memory_estimate_bytes"].get<std::uint64_t>());
+  EXPECT_EQ(nqcount("--n 12 --memory-limit " + exact).status, 0);
+}
+
+TEST(Cli, MemoryLimitAcceptsSizesAndRejectsOthers) {
+  for (const char* ok : {"512M", "8G", "8GB", "1.5G", "4000000000", "1T"})
+    EXPECT_EQ(nqcount(std::string("--n 8 --memory-limit ") + ok).status, 0) << ok;
+  for (const char* bad : {"abc", "-1", "0", "8X", "1.5", "1e9", "99999999999T"}) {
+    expect_usage_error(std::string("--n 8 --memory-limit ") + bad);
+    EXPECT_NE(nqcount(std::string("--n 8 --memory-limit ") + bad).err.find("--memory-limit"),
+              std::string::npos)
+        << bad;
+  }
+  expect_usage_error("--n 8 --memory-limit");
+  EXPECT_NE(nqcount("count --help").out.find("--memory-limit"), std::string::npos);
+}
+
 }  // namespace

@@ -101,4 +101,21 @@ TEST(Mpi, BadInputAndForeignJournalsExitTwo) {
   EXPECT_NE(r.err.find("nqcount: error: checkpoint"), std::string::npos) << r.err;
 }
 
+TEST(Mpi, MemoryLimitIsCheckedOnEveryRankAndSaidOnce) {
+  // mpirun adds its own report of the failed job; nqcount-mpi itself says it once.
+  for (const char* args : {"--n 12 --memory-limit 1K", "--n 12 --memory-limit 8X"}) {
+    const Outcome r = mpi(2, args);
+    EXPECT_NE(r.status, 0) << args;
+    std::size_t lines = 0;
+    for (std::size_t at = r.err.find("nqcount: error: "); at != std::string::npos;
+         at = r.err.find("nqcount: error: ", at + 1))
+      ++lines;
+    EXPECT_EQ(lines, 1u) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("memory"), std::string::npos) << r.err;
+  }
+  const Outcome fits = mpi(2, "--n 12 --json --kernel join --memory-limit 1G");
+  ASSERT_EQ(fits.status, 0) << fits.err;
+  EXPECT_GT(nlohmann::json::parse(fits.out)["memory_estimate_bytes"].get<std::uint64_t>(), 0u);
+}
+
 }  // namespace
