@@ -209,7 +209,8 @@ struct SortedParts {
 };
 
 // Placements of rows row_of[0..count) (squares[j] free in row j), appended to `out`.
-inline void enumerate_part(const int* row_of, const Mask* squares, int count, Mask half,
+// Returns false (and stops) past kJoinMaxParts placements.
+inline bool enumerate_part(const int* row_of, const Mask* squares, int count, Mask half,
                            const std::uint64_t (*bits)[kMaxN], std::vector<Part>& out) {
   const int low = std::countr_zero(half);
   const bool contiguous = std::has_single_bit((half >> low) + 1);
@@ -222,7 +223,7 @@ inline void enumerate_part(const int* row_of, const Mask* squares, int count, Ma
   for (;;) {
     const Mask a = avail[d];
     if (a == 0) {
-      if (d == 0) return;
+      if (d == 0) return true;
       --d;
       continue;
     }
@@ -233,6 +234,7 @@ inline void enumerate_part(const int* row_of, const Mask* squares, int count, Ma
     const std::uint64_t np = pattern[d] | bits[d][c];
     const Mask nc = cols[d] | bit;
     if (d + 1 == count) {
+      if (out.size() >= kJoinMaxParts) return false;
       out.push_back({na, nm, np, contiguous ? nc >> low : pack_bits(nc, half)});
       continue;
     }
@@ -343,7 +345,7 @@ inline std::uint64_t join_settled_half(const Board& b, Mask half, std::vector<st
   const int top = std::max(1, k / 2 - 1);
   hs.top.clear();
   hs.bottom.clear();
-  enumerate_part(row_of, squares, top, half, bits, hs.top);
+  if (!enumerate_part(row_of, squares, top, half, bits, hs.top)) return kOverflow;
   if (hs.top.size() == 0) return 0;
   const std::uint32_t buckets = 1u << k;
   const std::uint32_t all = buckets - 1;
@@ -356,7 +358,9 @@ inline std::uint64_t join_settled_half(const Board& b, Mask half, std::vector<st
     for (std::uint32_t i = 1; i <= buckets; ++i) hs.start[i] = 1;
   } else if (!hs.same_bottom(b, half, k, top, row_of, squares)) {
     // Bucket the bottom parts by their packed columns (counting sort).
-    enumerate_part(row_of + top, squares + top, k - top, half, bits + top, hs.bottom);
+    hs.valid = false;
+    if (!enumerate_part(row_of + top, squares + top, k - top, half, bits + top, hs.bottom))
+      return kOverflow;
     const std::size_t nb = hs.bottom.size();
     hs.start.assign(buckets + 1, 0);
     for (const Part& q : hs.bottom) ++hs.start[q.cols + 1];

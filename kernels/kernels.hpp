@@ -42,12 +42,17 @@ bool avx512_supported();
 
 // The split-board join (join.hpp): the same completions, by enumerating the two halves of the
 // board and counting the compatible pairs. The AVX-512 build needs avx512_supported().
-// Its memory is bounded: a half-board with more than kJoinMaxLeaves placements sends its
-// subproblem to the scalar search instead, so one thread never holds more than
-// kJoinScratchBytes of join scratch (both halves' placements, 16 bytes each at most, and the
-// bucket and slice tables).
-inline constexpr std::size_t kJoinMaxLeaves = std::size_t{1} << 21;
-inline constexpr std::size_t kJoinScratchBytes = 2 * kJoinMaxLeaves * 24 + (std::size_t{1} << 20);
+// Its memory is bounded: a half-board with more than kJoinMaxLeaves placements (or a part of
+// one with more than kJoinMaxParts) sends its subproblem to the scalar search instead, so one
+// thread never holds more than kJoinScratchBytes of join scratch: per placement, both halves'
+// patterns (grown by doubling), the sieve's copies, and the general path's leaves, sorted
+// copies and bucket starts; per part, the top and bottom parts of both halves and the sorted
+// bottoms; and the slice tables.
+inline constexpr std::size_t kJoinMaxLeaves = std::size_t{1} << 20;
+inline constexpr std::size_t kJoinMaxParts = std::size_t{1} << 18;
+inline constexpr std::size_t kJoinScratchBytes =
+    kJoinMaxLeaves * (2 * 16 + 2 * 8 + 2 * 16 + 2 * 8 + 2 * 4) + kJoinMaxParts * (4 * 32 + 2 * 24) +
+    (std::size_t{1} << 20);
 void count_join_scalar(std::span<const Subproblem> in, std::span<Tally> out);
 void count_join_avx512(std::span<const Subproblem> in, std::span<Tally> out);
 // The join's pair counter on its own, for tests: pairs (x in a, y in b) with x & y == 0, for
