@@ -198,7 +198,9 @@ TEST(Memory, JoinScratchGrowsWithTheBoardAndIsBounded) {
     EXPECT_LE(bytes, kJoinScratchBytes) << n;
     last = bytes;
   }
-  EXPECT_EQ(last, kJoinScratchBytes);
+  // It levels off where the kernel's caps take over, many times above n = 18's.
+  EXPECT_EQ(kernel_scratch_bytes(join, kMaxCountN), kernel_scratch_bytes(join, kMaxCountN - 1));
+  EXPECT_GT(last, 10 * kernel_scratch_bytes(join, 18));
 }
 
 TEST(Memory, EstimateGrowsWithThreadsAndThePlan) {
