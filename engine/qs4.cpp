@@ -38,11 +38,18 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 #include <unordered_map>
 #include <vector>
 
 #include "local_search.hpp"
+#include <cstdio>
+#include <ctime>
+#include <sys/resource.h>
+static double trace_sys() { rusage u; getrusage(RUSAGE_SELF, &u); return double(u.ru_stime.tv_sec) + 1e-6 * double(u.ru_stime.tv_usec); }
+static double trace_cpu() { timespec ts; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec); }
+#define TRACE_T(name) do { static double c0_ = 0; { double s_ = trace_sys(); std::fprintf(stderr, "[trace] sys %.3f\n", s_ - trace_sys_prev); trace_sys_prev = s_; } auto now_=std::chrono::steady_clock::now(); double c_ = trace_cpu(); std::fprintf(stderr, "[trace] %-14s wall %.3f cpu %.3f\n", name, std::chrono::duration<double>(now_-trace_prev).count(), c_ - trace_cpu_prev); trace_prev=now_; trace_cpu_prev = c_; (void)c0_; } while(0)
 
 namespace nq::detail {
 
@@ -78,15 +85,17 @@ namespace {
 constexpr std::uint32_t kBlockSize = 512;  // columns (and rows) per start-up block
 constexpr std::uint32_t kBlockedFrom = 4 * kBlockSize;
 constexpr std::uint32_t kBlocksPerTile = 32;  // row blocks a tile draws from
-constexpr int kTryBatch = 4;                  // candidates tried together
-constexpr int kTriesPerColumn = 32;           // inside a tile
+constexpr int kTryBatch = 2;                  // random words a column tries together
+constexpr std::uint32_t kWindowReach = 2;     // words window() reads past a diagonal's word
 constexpr int kLeftoverBatch = 8;
 constexpr int kLeftoverTriesPerColumn = 256;  // the global pass over the leftovers
 constexpr std::uint64_t kPollEvery = 4096;    // steps between StopSignal polls
 
 // Diagonal indices. Both directions live in one index space: "sum" diagonals (i + row) in
-// [0, span) and "difference" diagonals (i - row + n - 1) in [span, 2 span), span a multiple of
-// 64 so that no bitset word holds both. Modular boards wrap: both taken mod n.
+// [0, span) and "difference" diagonals (row - i + n - 1) in [span, 2 span), span a multiple of
+// 64 so that no bitset word holds both. Both indices grow with the row, so the diagonals of 64
+// consecutive rows in one column are 64 consecutive bits of each direction (place_tile tests
+// them a word at a time). Modular boards wrap: both taken mod n.
 struct Board {
   std::uint32_t n = 0;
   bool toroidal = false;
@@ -100,9 +109,11 @@ struct Board {
     return toroidal ? (i + row) % n : i + row;
   }
   std::uint64_t diff(std::uint64_t i, std::uint64_t row) const {
-    return span + (toroidal ? (i + n - row) % n : i + n - 1 - row);
+    return span + (toroidal ? (row + n - i) % n : row + n - 1 - i);
   }
   std::uint64_t diagonals() const { return 2 * span; }
+  // Bitset words to allocate: window() reads up to two words past the last diagonal.
+  std::uint64_t bitset_words() const { return diagonals() / 64 + 4; }
 };
 
 // One counter per diagonal: the textbook layout (32-bit counters, 16 bytes per column).
@@ -261,9 +272,13 @@ struct BlockPlan {
   }
 };
 
-BlockPlan plan_blocks(const Board& board, Rng& rng) {
+AttemptOutcome qs4_search(const AttemptOptions& o, bool tiled, Permutation& rows,
+                          const StopSignal& stop, AttemptStats& stats);
+
+// `tiled` false: one tile holding the whole board (the start-up of plain QS4, with bitsets).
+BlockPlan plan_blocks(const Board& board, Rng& rng, bool tiled) {
   const std::uint32_t n = board.n;
-  const std::uint32_t m = n >= kBlockedFrom ? n / kBlockSize : 1;
+  const std::uint32_t m = tiled && n >= kBlockedFrom ? n / kBlockSize : 1;
   BlockPlan plan;
   // At least four tiles, so that the colour groups have members to run in parallel.
   plan.blocks_per_tile = std::max(1u, std::min(kBlocksPerTile, m / 4));
@@ -279,8 +294,11 @@ BlockPlan plan_blocks(const Board& board, Rng& rng) {
   }
   // Which row block goes with which column block. A uniformly random deal gives clumps: blocks
   // with equal b + sigma(b) (or b - sigma(b)) want the same diagonals. An m-queens solution as
-  // the deal (found by this same QS4, recursively: m = n / 8192 is small) puts at most one
-  // block on each block diagonal.
+  // the deal puts at most one block on each block diagonal. It is found by this same QS4, but
+  // untiled (one tile: m = n / 512 is at most 4 million, 0.2 s): a tiled deal has coarse
+  // structure of its own (its row blocks dealt by a still smaller solution) that shows through.
+  // At n = 10^9 (m = 1953125, itself tiled by a 7-queens deal) 3.9% of the columns failed in
+  // their tiles; with the untiled deal 0.84% do, and the leftover pass is 3x shorter.
   std::vector<std::uint32_t> order(m);  // order[k]: the column block that gets row block k
   if (m >= 4) {
     Permutation deal;
@@ -288,7 +306,7 @@ BlockPlan plan_blocks(const Board& board, Rng& rng) {
     for (std::uint64_t k = 0;; ++k) {
       AttemptStats ignored;
       const AttemptOptions sub{m, mix_seed(rng.next(), k), false, false, 0};
-      if (qs4_attempt(sub, deal, never, ignored) == AttemptOutcome::solved) break;
+      if (qs4_search(sub, false, deal, never, ignored) == AttemptOutcome::solved) break;
     }
     for (std::uint32_t b = 0; b < m; ++b) order[deal[b]] = b;
   } else {
@@ -304,61 +322,71 @@ BlockPlan plan_blocks(const Board& board, Rng& rng) {
     plan.colour_groups = {{0}};
     return plan;
   }
-  // The bitset words each tile touches: per direction, one interval per row block.
+  // The bitset words each tile touches: per direction, one interval per row block (tile
+  // order, so tile t owns entries [t * blocks_per_tile, ...)). Word indices fit 32 bits
+  // (n <= 2e9: at most 2^27 words); 12-byte entries keep the scans below in few cache lines.
   struct Interval {
-    std::uint64_t first, last;
-    std::uint32_t tile;
+    std::uint32_t first, last, tile;
   };
   std::vector<Interval> spans[2];
   std::uint64_t longest = 1;
   for (std::uint32_t t = 0; t < tiles; ++t) {
     const std::uint64_t c0 = plan.col_start[plan.first_block(t)];
-    const std::uint64_t c1 = c0 - 1 + [&] {
-      std::uint64_t w = 0;
-      for (std::uint32_t b = plan.first_block(t); b < plan.end_block(t); ++b) w += plan.size[b];
-      return w;
-    }();
+    std::uint64_t width = 0;
+    for (std::uint32_t b = plan.first_block(t); b < plan.end_block(t); ++b) width += plan.size[b];
+    const std::uint64_t c1 = c0 + width - 1;
     for (std::uint32_t b = plan.first_block(t); b < plan.end_block(t); ++b) {
       const std::uint64_t r0 = plan.row_start[b], r1 = r0 + plan.size[b] - 1;
-      const Interval sum{board.sum(c0, r0) >> 6, board.sum(c1, r1) >> 6, t};
-      const Interval diff{board.diff(c0, r1) >> 6, board.diff(c1, r0) >> 6, t};
+      const Interval sum{static_cast<std::uint32_t>(board.sum(c0, r0) >> 6),
+                         static_cast<std::uint32_t>(board.sum(c1, r1) >> 6) + kWindowReach, t};
+      const Interval diff{static_cast<std::uint32_t>(board.diff(c1, r0) >> 6),
+                          static_cast<std::uint32_t>(board.diff(c0, r1) >> 6) + kWindowReach, t};
       spans[0].push_back(sum);
       spans[1].push_back(diff);
-      longest = std::max({longest, sum.last - sum.first + 1, diff.last - diff.first + 1});
+      longest = std::max<std::uint64_t>({longest, sum.last - sum.first + 1u,
+                                         diff.last - diff.first + 1u});
     }
   }
   // Buckets of width `longest` by first word: overlapping intervals lie in adjacent buckets.
-  const std::uint64_t buckets = board.diagonals() / 64 / longest + 2;
-  std::vector<std::vector<std::uint32_t>> bucket[2];
+  // Each direction's intervals are stored bucket by bucket in one array (a counting sort), so
+  // that the three buckets around an interval are one contiguous run: at n = 10^9 (4 million
+  // intervals) a vector per bucket made the colouring 8 s of cache misses.
+  const std::uint64_t buckets = board.diagonals() / 64 / longest + 3;
+  std::vector<std::uint32_t> bucket_start[2];
+  std::vector<Interval> by_bucket[2];
   for (int dir = 0; dir < 2; ++dir) {
-    bucket[dir].resize(buckets);
-    for (std::uint32_t k = 0; k < spans[dir].size(); ++k)
-      bucket[dir][spans[dir][k].first / longest].push_back(k);
+    std::vector<std::uint32_t>& start = bucket_start[dir];
+    start.assign(buckets + 1, 0);
+    for (const Interval& it : spans[dir]) ++start[it.first / longest + 1];
+    std::partial_sum(start.begin(), start.end(), start.begin());
+    std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
+    by_bucket[dir].resize(spans[dir].size());
+    for (const Interval& it : spans[dir]) by_bucket[dir][fill[it.first / longest]++] = it;
   }
-  // Greedy colouring in tile order: the smallest colour no coloured neighbour has.
+  // Greedy colouring in tile order: the smallest colour no coloured neighbour has. Tiles after
+  // t are not coloured yet (colour -1); taken[c] == t marks colour c as used around tile t.
   std::vector<int> colour(tiles, -1);
-  std::vector<char> taken;
+  std::vector<std::uint32_t> taken;
   for (std::uint32_t t = 0; t < tiles; ++t) {
-    taken.assign(taken.size(), 0);
-    const std::uint32_t k0 = (plan.first_block(t) - plan.first_block(0));
-    const std::uint32_t k1 = k0 + (plan.end_block(t) - plan.first_block(t));
+    const std::uint32_t k0 = plan.first_block(t);
+    const std::uint32_t k1 = plan.end_block(t);
     for (int dir = 0; dir < 2; ++dir)
       for (std::uint32_t k = k0; k < k1; ++k) {
-        const Interval& mine = spans[dir][k];
+        const Interval mine = spans[dir][k];
         const std::uint64_t home = mine.first / longest;
-        for (std::uint64_t h = (home == 0 ? 0 : home - 1); h <= home + 1 && h < buckets; ++h)
-          for (std::uint32_t other : bucket[dir][h]) {
-            const Interval& it = spans[dir][other];
-            if (colour[it.tile] < 0 || it.first > mine.last || mine.first > it.last) continue;
-            if (static_cast<std::size_t>(colour[it.tile]) >= taken.size())
-              taken.resize(colour[it.tile] + 1, 0);
-            taken[colour[it.tile]] = 1;
-          }
+        const Interval* it = by_bucket[dir].data() + bucket_start[dir][home == 0 ? 0 : home - 1];
+        const Interval* end = by_bucket[dir].data() + bucket_start[dir][home + 2];
+        for (; it != end; ++it) {
+          if (it->tile >= t || it->first > mine.last || mine.first > it->last) continue;
+          const auto c = static_cast<std::size_t>(colour[it->tile]);
+          if (c >= taken.size()) taken.resize(c + 1, UINT32_MAX);
+          taken[c] = t;
+        }
       }
-    int c = 0;
-    while (c < static_cast<int>(taken.size()) && taken[c]) ++c;
-    colour[t] = c;
-    if (static_cast<std::size_t>(c) >= plan.colour_groups.size()) plan.colour_groups.resize(c + 1);
+    std::size_t c = 0;
+    while (c < taken.size() && taken[c] == t) ++c;
+    colour[t] = static_cast<int>(c);
+    if (c >= plan.colour_groups.size()) plan.colour_groups.resize(c + 1);
     plan.colour_groups[c].push_back(t);
   }
   return plan;
@@ -371,70 +399,169 @@ inline void set_bit(std::uint64_t* bits, std::uint64_t d) {
   bits[d >> 6] |= std::uint64_t{1} << (d & 63);
 }
 
-// Places tile t conflict-free as far as kTriesPerColumn allows (Fisher-Yates over the tile's
-// rows: the free rows are always free_rows[placed..]). Unfilled columns and unused rows are
-// the tile's leftovers.
+// Bits first .. first + 63 of a bitset (bit k of the result: index first + k); reads two words.
+inline std::uint64_t window(const std::uint64_t* bits, std::uint64_t first) {
+  const std::uint64_t* w = bits + (first >> 6);
+  return static_cast<std::uint64_t>(((static_cast<u128>(w[1]) << 64) | w[0]) >> (first & 63));
+}
+
+// Which of the rows base .. base + 63 have both diagonals free in column c (bit k: row
+// base + k). Rows past the board's end come out as garbage: callers mask with free rows.
+inline std::uint64_t free_diagonals(const Board& board, const std::uint64_t* bits, std::uint32_t c,
+                                    std::uint32_t base) {
+  if (!board.toroidal) return ~window(bits, board.sum(c, base)) & ~window(bits, board.diff(c, base));
+  std::uint64_t free = 0;  // wrapped diagonals are not consecutive bits (n <= 23 only)
+  for (std::uint32_t k = 0; k < 64 && base + k < board.n; ++k)
+    free |= std::uint64_t{!test_bit(bits, board.sum(c, base + k)) &&
+                          !test_bit(bits, board.diff(c, base + k))}
+            << k;
+  return free;
+}
+
+// One thread's scratch memory for place_tile, reused from tile to tile.
+struct TileScratch {
+  std::vector<std::uint64_t> free_rows;  // a word per 64 rows of a row block: 1 = row free
+  std::vector<std::uint32_t> base;       // the row of bit 0 of each word
+  std::vector<std::uint32_t> live;       // the words with a free row left (in live[0, count))
+  std::vector<std::uint32_t> live_at;    // where each word sits in `live`
+};
+
+std::atomic<std::uint64_t> g_rounds{0}, g_tail_rounds{0};
+// Places the columns of tile t on the tile's rows, conflict-free where any free row allows.
+// A try tests 64 rows at once: a word of the tile's free-row bitmap, ANDed with the 64
+// consecutive diagonal bits of those rows in each direction (Board indexes both directions so
+// that they run with the row). A column tries kTryBatch random words with a free row together
+// (their loads overlap); if none fits, it scans every word still holding a free row, so a
+// column is left over only when no free row of its tile fits it. Near the end of a tile, where
+// a try of one random row almost always fails, this keeps the leftovers few (0.2% at n = 10^8,
+// against 0.84% with 32 tries of one row). Unfilled columns and unused rows are the leftovers.
 void place_tile(const Board& board, const BlockPlan& plan, std::uint32_t t, std::uint64_t seed,
-                std::uint32_t* rows, std::uint64_t* bits, std::vector<std::uint32_t>& free_rows,
+                std::uint32_t* rows, std::uint64_t* bits, TileScratch& scratch,
                 std::vector<std::uint32_t>& left_cols, std::vector<std::uint32_t>& left_rows) {
+  std::vector<std::uint64_t>& free_rows = scratch.free_rows;
+  std::vector<std::uint32_t>& base = scratch.base;
+  std::vector<std::uint32_t>& live = scratch.live;
+  std::vector<std::uint32_t>& live_at = scratch.live_at;
   free_rows.clear();
-  for (std::uint32_t b = plan.first_block(t); b < plan.end_block(t); ++b)
-    for (std::uint32_t k = 0; k < plan.size[b]; ++k) free_rows.push_back(plan.row_start[b] + k);
+  base.clear();
+  std::uint32_t width = 0;
+  for (std::uint32_t b = plan.first_block(t); b < plan.end_block(t); ++b) {
+    width += plan.size[b];
+    for (std::uint32_t k = 0; k < plan.size[b]; k += 64) {
+      const std::uint32_t count = std::min(64u, plan.size[b] - k);
+      free_rows.push_back(count == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << count) - 1);
+      base.push_back(plan.row_start[b] + k);
+    }
+  }
+  const auto words = static_cast<std::uint32_t>(free_rows.size());
+  live.resize(words);
+  live_at.resize(words);
+  std::iota(live.begin(), live.end(), 0u);
+  std::iota(live_at.begin(), live_at.end(), 0u);
+  std::uint32_t live_count = words;
   const std::uint32_t c0 = plan.col_start[plan.first_block(t)];
-  const std::uint32_t size = static_cast<std::uint32_t>(free_rows.size());
   Rng rng(mix_seed(seed, t + 1ULL));
-  std::uint32_t placed = 0;
-  // Tries go in rounds of kTryBatch independent candidates: their loads (a free row, then its
-  // two diagonal bits) are issued together and overlap their cache misses, instead of one
-  // dependent miss chain per try. The first free candidate of a round wins, so the outcome
-  // is the same function of the random stream as one-at-a-time tries would be in that order.
-  for (std::uint32_t k = 0; k < size; ++k) {
+  std::uint64_t rounds_ = 0, tail_ = 0;
+
+  // Puts column c on a random row among `fits` (a word of candidates in word w): the first
+  // candidate at or after a random bit position, cyclically.
+  auto take = [&](std::uint32_t c, std::uint32_t w, std::uint64_t fits, unsigned turn) {
+    const unsigned bit = (static_cast<unsigned>(std::countr_zero(std::rotr(fits, static_cast<int>(turn)))) + turn) & 63;
+    const std::uint32_t row = base[w] + bit;
+    set_bit(bits, board.sum(c, row));
+    set_bit(bits, board.diff(c, row));
+    rows[c] = row;
+    free_rows[w] &= ~(std::uint64_t{1} << bit);
+    if (free_rows[w] == 0) {
+      const std::uint32_t last = live[--live_count];
+      live[live_at[w]] = last;
+      live_at[last] = live_at[w];
+    }
+  };
+  // The random words of column c + 1 are drawn while column c is placed, and their diagonal
+  // bits prefetched: a try's loads then hit the cache (the tile's diagonal windows are about
+  // 130 KiB, beyond L1). The word is looked up again at use, as `live` may have changed.
+  static const bool pf = getenv("NQ_PF") ? atoi(getenv("NQ_PF")) : 1;
+  std::uint64_t next_draw = rng.next();
+  for (std::uint32_t k = 0; k < width; ++k) {
     const std::uint32_t c = c0 + k;
+    std::uint32_t w[kTryBatch];
+    unsigned turn[kTryBatch];
+    std::uint64_t fits[kTryBatch];
+    // Two draws per 64-bit random number: the high bits of each half pick the word (Lemire's
+    // multiply-shift), the low six the starting bit.
+    const std::uint64_t r = next_draw;
+    next_draw = rng.next();
+    if (pf) {
+      for (int h = 0; h < 2; ++h) {
+        const auto half = static_cast<std::uint32_t>(next_draw >> (32 * h));
+        const std::uint32_t v = live[(std::uint64_t{half} * live_count) >> 32];
+        __builtin_prefetch(bits + (board.sum(c + 1, base[v]) >> 6));
+        __builtin_prefetch(bits + (board.diff(c + 1, base[v]) >> 6));
+      }
+    }
+    {
+      const auto hi = static_cast<std::uint32_t>(r >> 32), lo = static_cast<std::uint32_t>(r);
+      w[0] = live[(std::uint64_t{hi} * live_count) >> 32];
+      w[1] = live[(std::uint64_t{lo} * live_count) >> 32];
+      turn[0] = hi & 63;
+      turn[1] = lo & 63;
+    }
+    ++rounds_;
+    for (int q = 0; q < kTryBatch; ++q)
+      fits[q] = free_rows[w[q]] & free_diagonals(board, bits, c, base[w[q]]);
     bool ok = false;
-    for (int round = 0; round < kTriesPerColumn / kTryBatch && !ok; ++round) {
-      std::uint32_t j[kTryBatch], row[kTryBatch];
-      bool free[kTryBatch];
-      for (int q = 0; q < kTryBatch; ++q) j[q] = placed + rng.below(size - placed);
-      for (int q = 0; q < kTryBatch; ++q) row[q] = free_rows[j[q]];
-      for (int q = 0; q < kTryBatch; ++q)
-        free[q] = !test_bit(bits, board.sum(c, row[q])) & !test_bit(bits, board.diff(c, row[q]));
-      for (int q = 0; q < kTryBatch; ++q) {
-        if (!free[q]) continue;
-        set_bit(bits, board.sum(c, row[q]));
-        set_bit(bits, board.diff(c, row[q]));
-        free_rows[j[q]] = free_rows[placed];
-        free_rows[placed++] = row[q];
-        rows[c] = row[q];
+    for (int q = 0; q < kTryBatch && !ok; ++q)
+      if (fits[q]) {
+        take(c, w[q], fits[q], turn[q]);
         ok = true;
-        break;
+      }
+    if (!ok) {
+      ++tail_;
+      // Every word with a free row, from a random one on.
+      const std::uint32_t from = rng.below(live_count);
+      static const std::uint32_t scan_max = getenv("NQ_SCAN") ? std::uint32_t(atoi(getenv("NQ_SCAN"))) : 100000u;
+      for (std::uint32_t i = 0; i < live_count && i < scan_max && !ok; ++i) {
+        const std::uint32_t v = live[from + i < live_count ? from + i : from + i - live_count];
+        const std::uint64_t f = free_rows[v] & free_diagonals(board, bits, c, base[v]);
+        if (f) {
+          take(c, v, f, turn[0]);
+          ok = true;
+        }
       }
     }
     if (!ok) left_cols.push_back(c);
   }
-  left_rows.insert(left_rows.end(), free_rows.begin() + placed, free_rows.end());
+  for (std::uint32_t v = 0; v < words; ++v)
+    for (std::uint64_t f = free_rows[v]; f; f &= f - 1)
+      left_rows.push_back(base[v] + static_cast<std::uint32_t>(std::countr_zero(f)));
+  g_rounds += rounds_; g_tail_rounds += tail_;
 }
 
-}  // namespace
-
-AttemptOutcome qs4_attempt(const AttemptOptions& o, Permutation& rows, const StopSignal& stop,
-                           AttemptStats& stats) {
+AttemptOutcome qs4_search(const AttemptOptions& o, bool tiled, Permutation& rows,
+                          const StopSignal& stop, AttemptStats& stats) {
   const std::uint32_t n = o.n;
+  auto trace_prev = std::chrono::steady_clock::now();
+  double trace_cpu_prev = trace_cpu();
+  double trace_sys_prev = trace_sys();
   const Board board(n, o.modular);
   Rng rng(o.seed);
   rows.resize(n);
   SparseCounts counts;
-  counts.bits.assign(board.diagonals() / 64, 0);
-  const BlockPlan plan = plan_blocks(board, rng);
+  counts.bits.assign(board.bitset_words(), 0);
+  if (n > 1000000) TRACE_T("alloc");
+  const BlockPlan plan = plan_blocks(board, rng, tiled);
+  if (n > 1000000) TRACE_T("plan");
   const std::size_t m = plan.tiles();
   std::vector<std::vector<std::uint32_t>> left_cols(m), left_rows(m);
 
   // Phase 1: the blocks, one colour group after another, each group in parallel.
   for (const auto& group : plan.colour_groups) {
     auto body = [&](const tbb::blocked_range<std::size_t>& range) {
-      thread_local std::vector<std::uint32_t> free_rows;
+      thread_local TileScratch scratch;
       for (std::size_t g = range.begin(); g != range.end(); ++g) {
         const std::uint32_t b = group[g];
-        place_tile(board, plan, b, o.seed, rows.data(), counts.bits.data(), free_rows, left_cols[b],
+        place_tile(board, plan, b, o.seed, rows.data(), counts.bits.data(), scratch, left_cols[b],
                    left_rows[b]);
       }
     };
@@ -445,6 +572,8 @@ AttemptOutcome qs4_attempt(const AttemptOptions& o, Permutation& rows, const Sto
     if (stop.should_stop()) return AttemptOutcome::stopped;
   }
 
+  if (n > 1000000) TRACE_T("tiles");
+  if (n > 1000000) std::fprintf(stderr, "[trace] rounds %.3f per column, scans: %.5f\n", double(g_rounds.load()) / n, double(g_tail_rounds.load()) / n);
   // Phase 2: one global QS4 pass over the leftovers, in block order (deterministic).
   std::vector<std::uint32_t> cols, pool;
   for (std::size_t b = 0; b < m; ++b) {
@@ -452,6 +581,8 @@ AttemptOutcome qs4_attempt(const AttemptOptions& o, Permutation& rows, const Sto
     pool.insert(pool.end(), left_rows[b].begin(), left_rows[b].end());
   }
   stats.leftover = cols.size();
+  if (n > 1000000) TRACE_T("gather");
+  if (n > 1000000) std::fprintf(stderr, "[trace] leftover %zu of %u\n", cols.size(), n);
   std::vector<std::uint32_t> last;  // QS4's "last c queens"
   const std::uint32_t total = static_cast<std::uint32_t>(pool.size());
   std::uint32_t placed = 0;
@@ -491,6 +622,8 @@ AttemptOutcome qs4_attempt(const AttemptOptions& o, Permutation& rows, const Sto
     }
     if (!ok) last.push_back(c);
   }
+  if (n > 1000000) TRACE_T("leftover");
+  if (n > 1000000) std::fprintf(stderr, "[trace] last %zu\n", last.size());
   stats.conflict_free = n - last.size();
   stats.repaired = last.size();
 
@@ -502,7 +635,17 @@ AttemptOutcome qs4_attempt(const AttemptOptions& o, Permutation& rows, const Sto
     rows[c] = pool[placed++];
     repair.place(c);
   }
-  return repair.run(std::move(last), repair_step_limit(n), stop, stats);
+  auto outcome_ = repair.run(std::move(last), repair_step_limit(n), stop, stats);
+  if (n > 1000000) TRACE_T("repair");
+  if (n > 1000000) std::fprintf(stderr, "[trace] rescans %llu swaps %llu groups %zu tiles %zu\n", (unsigned long long)stats.rescans, (unsigned long long)stats.swaps_tried, plan.colour_groups.size(), m);
+  return outcome_;
+}
+
+}  // namespace
+
+AttemptOutcome qs4_attempt(const AttemptOptions& o, Permutation& rows, const StopSignal& stop,
+                           AttemptStats& stats) {
+  return qs4_search(o, true, rows, stop, stats);
 }
 
 AttemptOutcome qs4_plain_attempt(const AttemptOptions& o, Permutation& rows, const StopSignal& stop,
