@@ -14,23 +14,28 @@
 // qs4_attempt attacks that latency (the textbook version, qs4_plain_attempt, stays as the
 // baseline for scripts/bench-solve):
 //   - Blocks and tiles. The columns are cut into M blocks of kBlockSize, and the rows into M
-//     row blocks of the same sizes. An M-queens solution (found by this same QS4, recursively)
+//     row blocks of the same sizes. An M-queens solution (found by this same QS4, untiled)
 //     deals the row blocks to the column blocks, so that no two blocks sit on one block
 //     diagonal. A tile is kBlocksPerTile consecutive column blocks with the row blocks dealt
 //     to them; during the start-up a tile's columns draw rows only from the tile's rows. A
-//     tile touches its own rows (64 KiB) and kBlocksPerTile short windows of each diagonal
-//     direction, instead of random probes into hundreds of MB. (With one row block per column
-//     block, about 8% of the columns fail inside their block: they cannot escape crowded
-//     diagonals. With 32 blocks per tile under 1% do.)
-//   - The diagonals are bitsets (one bit, not one int, per diagonal: 32x less memory).
-//   - Tries go in batches of kTryBatch independent candidates whose loads overlap.
+//     tile touches its own rows and kBlocksPerTile short windows of each diagonal direction,
+//     instead of random probes into hundreds of MB. (With one row block per column block,
+//     about 8% of the columns fail inside their block: they cannot escape crowded diagonals.
+//     With 32 blocks per tile 0.7% do, with 64 0.35%.)
+//   - The diagonals are bitsets (one bit, not one int, per diagonal: 32x less memory), and a
+//     try tests 64 rows at once: a word of the tile's free-row bitmap ANDed with the 64
+//     consecutive diagonal bits of those rows in each direction (both directions are indexed
+//     so that they run with the row). Near the end of a tile, where a random row almost never
+//     fits, a column still finds one if any of the words it looks at holds one.
+//   - A column's two random words are drawn, and their diagonal words prefetched, while the
+//     column before it is placed.
 //   - Tiles whose diagonal windows share a 64-bit word are in conflict; a greedy colouring of
 //     that interval graph gives groups of tiles that touch disjoint words, and each group is
 //     placed in parallel (tbb::parallel_for), with no atomics. Every tile draws from its own
 //     random stream, so the result does not depend on the number of threads.
-//   - Columns a tile cannot fill within kTriesPerColumn tries go, with the rows left over, to
-//     one global QS4 pass over the leftovers; what that pass cannot place is the "last c
-//     queens" of QS4, placed at random and repaired.
+//   - Columns that fit no free row of their tile (of the words tried) go, with the rows left
+//     over, to one global QS4 pass over the leftovers; what that pass cannot place is the
+//     "last c queens" of QS4, placed at random and repaired.
 //   - The repair keeps the bitsets and a small hash map for the few diagonals holding more
 //     than one queen (SparseCounts), so the start-up's memory is reused without conversion.
 // Memory: 4 bytes per column for the permutation and 4 bits per column for the diagonals.
@@ -44,12 +49,6 @@
 #include <vector>
 
 #include "local_search.hpp"
-#include <cstdio>
-#include <ctime>
-#include <sys/resource.h>
-static double trace_sys() { rusage u; getrusage(RUSAGE_SELF, &u); return double(u.ru_stime.tv_sec) + 1e-6 * double(u.ru_stime.tv_usec); }
-static double trace_cpu() { timespec ts; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec); }
-#define TRACE_T(name) do { static double c0_ = 0; { double s_ = trace_sys(); std::fprintf(stderr, "[trace] sys %.3f\n", s_ - trace_sys_prev); trace_sys_prev = s_; } auto now_=std::chrono::steady_clock::now(); double c_ = trace_cpu(); std::fprintf(stderr, "[trace] %-14s wall %.3f cpu %.3f\n", name, std::chrono::duration<double>(now_-trace_prev).count(), c_ - trace_cpu_prev); trace_prev=now_; trace_cpu_prev = c_; (void)c0_; } while(0)
 
 namespace nq::detail {
 
@@ -85,8 +84,18 @@ namespace {
 constexpr std::uint32_t kBlockSize = 512;  // columns (and rows) per start-up block
 constexpr std::uint32_t kBlockedFrom = 4 * kBlockSize;
 constexpr std::uint32_t kBlocksPerTile = 32;  // row blocks a tile draws from
-constexpr int kTryBatch = 2;                  // random words a column tries together
-constexpr std::uint32_t kWindowReach = 2;     // words window() reads past a diagonal's word
+// From n = 2^29 on, tiles of 64 blocks: half the leftovers for the serial pass (0.35% of the
+// columns against 0.7% at n = 10^9), at the price of about three times the colour groups
+// (1312 against 423), still 23 tiles a group at n = 10^9 (below 2^29, too few to keep two
+// threads busy: 2.8 a group at 10^8). A function of n alone, so that the thread count does not
+// change the result.
+constexpr std::uint32_t kBlocksPerWideTile = 64;
+constexpr std::uint32_t kWideTilesFrom = 1u << 29;
+// A column whose two random words hold no fitting row scans up to this many more words with
+// a free row. Scanning them all places a few more columns (0.69% left over at n = 3*10^7,
+// against 0.70% with 16 and 2.1% with none) but made the tile phase 15% slower.
+constexpr std::uint32_t kScanWords = 16;
+constexpr std::uint32_t kWindowReach = 2;  // words window() reads past a diagonal's word
 constexpr int kLeftoverBatch = 8;
 constexpr int kLeftoverTriesPerColumn = 256;  // the global pass over the leftovers
 constexpr std::uint64_t kPollEvery = 4096;    // steps between StopSignal polls
@@ -129,8 +138,10 @@ struct ArrayCounts {
 // handful of diagonals hold two queens, so this is a bitset in all but name. Invariant: a
 // diagonal is in `extra` only if its bit is set, and extra[d] = count - 1.
 struct SparseCounts {
-  BitWords bits;
+  ZeroedWords bits;
   std::unordered_map<std::uint64_t, std::uint32_t> extra;
+
+  explicit SparseCounts(std::size_t words) : bits(words) {}
 
   bool occupied(std::uint64_t d) const { return (bits[d >> 6] >> (d & 63)) & 1; }
   std::uint32_t get(std::uint64_t d) const {
@@ -245,6 +256,25 @@ std::uint64_t repair_step_limit(std::uint32_t n) {
   return 8ULL * n + 1000;
 }
 
+// Rows not used yet, kept Fisher-Yates style: rows[used, size) are free. Every QS4 start-up
+// (the plain one, the leftover pass, the last queens) draws a random free row and takes it.
+struct FreeRows {
+  std::uint32_t* rows;
+  std::uint32_t size;
+  std::uint32_t used = 0;
+
+  bool empty() const { return used == size; }
+  // The index of a uniformly random free row.
+  std::uint32_t draw(Rng& rng) const { return used + rng.below(size - used); }
+  // Marks the free row at index j used (moves it to rows[used]) and returns it.
+  std::uint32_t take(std::uint32_t j) {
+    const std::uint32_t row = rows[j];
+    rows[j] = rows[used];
+    rows[used++] = row;
+    return row;
+  }
+};
+
 // Fisher-Yates: a uniformly random permutation of 0..n-1.
 void random_permutation(Permutation& rows, std::uint32_t n, Rng& rng) {
   rows.resize(n);
@@ -281,7 +311,8 @@ BlockPlan plan_blocks(const Board& board, Rng& rng, bool tiled) {
   const std::uint32_t m = tiled && n >= kBlockedFrom ? n / kBlockSize : 1;
   BlockPlan plan;
   // At least four tiles, so that the colour groups have members to run in parallel.
-  plan.blocks_per_tile = std::max(1u, std::min(kBlocksPerTile, m / 4));
+  const std::uint32_t per_tile = n >= kWideTilesFrom ? kBlocksPerWideTile : kBlocksPerTile;
+  plan.blocks_per_tile = std::max(1u, std::min(per_tile, m / 4));
   plan.col_start.resize(m);
   plan.row_start.resize(m);
   plan.size.resize(m);
@@ -343,8 +374,8 @@ BlockPlan plan_blocks(const Board& board, Rng& rng, bool tiled) {
                           static_cast<std::uint32_t>(board.diff(c0, r1) >> 6) + kWindowReach, t};
       spans[0].push_back(sum);
       spans[1].push_back(diff);
-      longest = std::max<std::uint64_t>({longest, sum.last - sum.first + 1u,
-                                         diff.last - diff.first + 1u});
+      longest = std::max<std::uint64_t>(
+          {longest, sum.last - sum.first + 1u, diff.last - diff.first + 1u});
     }
   }
   // Buckets of width `longest` by first word: overlapping intervals lie in adjacent buckets.
@@ -409,13 +440,36 @@ inline std::uint64_t window(const std::uint64_t* bits, std::uint64_t first) {
 // base + k). Rows past the board's end come out as garbage: callers mask with free rows.
 inline std::uint64_t free_diagonals(const Board& board, const std::uint64_t* bits, std::uint32_t c,
                                     std::uint32_t base) {
-  if (!board.toroidal) return ~window(bits, board.sum(c, base)) & ~window(bits, board.diff(c, base));
+  if (!board.toroidal)
+    return ~window(bits, board.sum(c, base)) & ~window(bits, board.diff(c, base));
   std::uint64_t free = 0;  // wrapped diagonals are not consecutive bits (n <= 23 only)
   for (std::uint32_t k = 0; k < 64 && base + k < board.n; ++k)
     free |= std::uint64_t{!test_bit(bits, board.sum(c, base + k)) &&
                           !test_bit(bits, board.diff(c, base + k))}
             << k;
   return free;
+}
+
+// A set bit of x != 0 drawn uniformly with 32 random bits: the position of set bit number
+// (draw * popcount(x)) >> 32, counting from bit 0. Broadword (Vigna, "Broadword implementation
+// of rank/select queries", 2008): byte counts by SWAR, their prefix sums by one multiply, the
+// byte by comparing all eight prefixes at once; no popcount instruction (not in the baseline
+// x86-64 the project builds for: the libgcc call cost 13% of the start-up).
+inline unsigned random_set_bit(std::uint64_t x, std::uint32_t draw) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  std::uint64_t bytes = x - ((x >> 1) & 0x5555555555555555ULL);
+  bytes = (bytes & 0x3333333333333333ULL) + ((bytes >> 2) & 0x3333333333333333ULL);
+  bytes = (bytes + (bytes >> 4)) & 0x0F0F0F0F0F0F0F0FULL;  // byte i: set bits in byte i
+  const std::uint64_t upto = bytes * kOnes;                // byte i: set bits in bytes 0..i
+  const auto k = static_cast<unsigned>((std::uint64_t{draw} * (upto >> 56)) >> 32);
+  const std::uint64_t before = upto << 8;  // byte i: set bits in bytes below i
+  // Bytes whose "before" is at most k form a prefix; the last of them holds bit number k.
+  const std::uint64_t at_most = ((k * kOnes) | kHigh) - before;
+  const auto byte = static_cast<unsigned>(63 - std::countl_zero(at_most & kHigh)) / 8;
+  unsigned in_byte = k - static_cast<unsigned>((before >> (8 * byte)) & 0xFF);
+  std::uint64_t rest = (x >> (8 * byte)) & 0xFF;
+  for (; in_byte > 0; --in_byte) rest &= rest - 1;
+  return 8 * byte + static_cast<unsigned>(std::countr_zero(rest));
 }
 
 // One thread's scratch memory for place_tile, reused from tile to tile.
@@ -426,15 +480,14 @@ struct TileScratch {
   std::vector<std::uint32_t> live_at;    // where each word sits in `live`
 };
 
-std::atomic<std::uint64_t> g_rounds{0}, g_tail_rounds{0};
-// Places the columns of tile t on the tile's rows, conflict-free where any free row allows.
-// A try tests 64 rows at once: a word of the tile's free-row bitmap, ANDed with the 64
-// consecutive diagonal bits of those rows in each direction (Board indexes both directions so
-// that they run with the row). A column tries kTryBatch random words with a free row together
-// (their loads overlap); if none fits, it scans every word still holding a free row, so a
-// column is left over only when no free row of its tile fits it. Near the end of a tile, where
-// a try of one random row almost always fails, this keeps the leftovers few (0.2% at n = 10^8,
-// against 0.84% with 32 tries of one row). Unfilled columns and unused rows are the leftovers.
+// Places the columns of tile t on the tile's rows, conflict-free. A try tests 64 rows at once:
+// a word of the tile's free-row bitmap, ANDed with the 64 consecutive diagonal bits of those
+// rows in each direction (Board indexes both directions so that they run with the row). A
+// column tries two random words with a free row (their loads overlap), then up to kScanWords
+// more from a random one on, and takes a row drawn uniformly from the first word that fits.
+// Near the end of a tile, where a try of one random row almost always fails, this keeps the
+// leftovers few: 0.68% of the columns at n = 10^8, against 1.35% with 32 tries of one row
+// (and the untiled deal) before. Unfilled columns and unused rows are the tile's leftovers.
 void place_tile(const Board& board, const BlockPlan& plan, std::uint32_t t, std::uint64_t seed,
                 std::uint32_t* rows, std::uint64_t* bits, TileScratch& scratch,
                 std::vector<std::uint32_t>& left_cols, std::vector<std::uint32_t>& left_rows) {
@@ -461,12 +514,11 @@ void place_tile(const Board& board, const BlockPlan& plan, std::uint32_t t, std:
   std::uint32_t live_count = words;
   const std::uint32_t c0 = plan.col_start[plan.first_block(t)];
   Rng rng(mix_seed(seed, t + 1ULL));
-  std::uint64_t rounds_ = 0, tail_ = 0;
 
-  // Puts column c on a random row among `fits` (a word of candidates in word w): the first
-  // candidate at or after a random bit position, cyclically.
-  auto take = [&](std::uint32_t c, std::uint32_t w, std::uint64_t fits, unsigned turn) {
-    const unsigned bit = (static_cast<unsigned>(std::countr_zero(std::rotr(fits, static_cast<int>(turn)))) + turn) & 63;
+  // Puts column c on a row drawn uniformly from `fits` (the candidates in word w); `draw` is 32
+  // random bits.
+  auto take = [&](std::uint32_t c, std::uint32_t w, std::uint64_t fits, std::uint32_t draw) {
+    const unsigned bit = random_set_bit(fits, draw);
     const std::uint32_t row = base[w] + bit;
     set_bit(bits, board.sum(c, row));
     set_bit(bits, board.diff(c, row));
@@ -478,56 +530,46 @@ void place_tile(const Board& board, const BlockPlan& plan, std::uint32_t t, std:
       live_at[last] = live_at[w];
     }
   };
-  // The random words of column c + 1 are drawn while column c is placed, and their diagonal
-  // bits prefetched: a try's loads then hit the cache (the tile's diagonal windows are about
-  // 130 KiB, beyond L1). The word is looked up again at use, as `live` may have changed.
-  static const bool pf = getenv("NQ_PF") ? atoi(getenv("NQ_PF")) : 1;
-  std::uint64_t next_draw = rng.next();
+  // Each column draws two random words (the two halves of one 64-bit number, by Lemire's
+  // multiply-shift) and, if one fits, a row in it (the halves of a second number). The words
+  // of column c + 1 are drawn while column c is placed and their diagonal bits prefetched: a
+  // try's loads then hit the cache (the tile's diagonal windows are about 130 KiB, beyond L1).
+  // The word is looked up again at use, as `live` may have changed in between.
+  auto pick = [&](std::uint32_t half) { return live[(std::uint64_t{half} * live_count) >> 32]; };
+  std::uint64_t next_words = rng.next();
   for (std::uint32_t k = 0; k < width; ++k) {
     const std::uint32_t c = c0 + k;
-    std::uint32_t w[kTryBatch];
-    unsigned turn[kTryBatch];
-    std::uint64_t fits[kTryBatch];
-    // Two draws per 64-bit random number: the high bits of each half pick the word (Lemire's
-    // multiply-shift), the low six the starting bit.
-    const std::uint64_t r = next_draw;
-    next_draw = rng.next();
-    if (pf) {
-      for (int h = 0; h < 2; ++h) {
-        const auto half = static_cast<std::uint32_t>(next_draw >> (32 * h));
-        const std::uint32_t v = live[(std::uint64_t{half} * live_count) >> 32];
-        __builtin_prefetch(bits + (board.sum(c + 1, base[v]) >> 6));
-        __builtin_prefetch(bits + (board.diff(c + 1, base[v]) >> 6));
-      }
+    const std::uint64_t words_draw = next_words;
+    next_words = rng.next();
+    for (int h = 0; h < 2; ++h) {
+      const std::uint32_t v = pick(static_cast<std::uint32_t>(next_words >> (32 * h)));
+      __builtin_prefetch(bits + (board.sum(c + 1, base[v]) >> 6));
+      __builtin_prefetch(bits + (board.diff(c + 1, base[v]) >> 6));
     }
-    {
-      const auto hi = static_cast<std::uint32_t>(r >> 32), lo = static_cast<std::uint32_t>(r);
-      w[0] = live[(std::uint64_t{hi} * live_count) >> 32];
-      w[1] = live[(std::uint64_t{lo} * live_count) >> 32];
-      turn[0] = hi & 63;
-      turn[1] = lo & 63;
+    const std::uint32_t w[2] = {pick(static_cast<std::uint32_t>(words_draw >> 32)),
+                                pick(static_cast<std::uint32_t>(words_draw))};
+    const std::uint64_t fits[2] = {free_rows[w[0]] & free_diagonals(board, bits, c, base[w[0]]),
+                                   free_rows[w[1]] & free_diagonals(board, bits, c, base[w[1]])};
+    const std::uint64_t row_draw = rng.next();
+    if (fits[0]) {
+      take(c, w[0], fits[0], static_cast<std::uint32_t>(row_draw >> 32));
+      continue;
     }
-    ++rounds_;
-    for (int q = 0; q < kTryBatch; ++q)
-      fits[q] = free_rows[w[q]] & free_diagonals(board, bits, c, base[w[q]]);
+    if (fits[1]) {
+      take(c, w[1], fits[1], static_cast<std::uint32_t>(row_draw));
+      continue;
+    }
+    // Up to kScanWords words with a free row, from a random one on.
     bool ok = false;
-    for (int q = 0; q < kTryBatch && !ok; ++q)
-      if (fits[q]) {
-        take(c, w[q], fits[q], turn[q]);
+    const std::uint32_t first = static_cast<std::uint32_t>(
+        (std::uint64_t{static_cast<std::uint32_t>(row_draw)} * live_count) >> 32);
+    for (std::uint32_t i = 0; i < live_count && i < kScanWords && !ok; ++i) {
+      const std::uint32_t at = first + i < live_count ? first + i : first + i - live_count;
+      const std::uint32_t v = live[at];
+      const std::uint64_t f = free_rows[v] & free_diagonals(board, bits, c, base[v]);
+      if (f) {
+        take(c, v, f, static_cast<std::uint32_t>(row_draw >> 32));
         ok = true;
-      }
-    if (!ok) {
-      ++tail_;
-      // Every word with a free row, from a random one on.
-      const std::uint32_t from = rng.below(live_count);
-      static const std::uint32_t scan_max = getenv("NQ_SCAN") ? std::uint32_t(atoi(getenv("NQ_SCAN"))) : 100000u;
-      for (std::uint32_t i = 0; i < live_count && i < scan_max && !ok; ++i) {
-        const std::uint32_t v = live[from + i < live_count ? from + i : from + i - live_count];
-        const std::uint64_t f = free_rows[v] & free_diagonals(board, bits, c, base[v]);
-        if (f) {
-          take(c, v, f, turn[0]);
-          ok = true;
-        }
       }
     }
     if (!ok) left_cols.push_back(c);
@@ -535,23 +577,16 @@ void place_tile(const Board& board, const BlockPlan& plan, std::uint32_t t, std:
   for (std::uint32_t v = 0; v < words; ++v)
     for (std::uint64_t f = free_rows[v]; f; f &= f - 1)
       left_rows.push_back(base[v] + static_cast<std::uint32_t>(std::countr_zero(f)));
-  g_rounds += rounds_; g_tail_rounds += tail_;
 }
 
 AttemptOutcome qs4_search(const AttemptOptions& o, bool tiled, Permutation& rows,
                           const StopSignal& stop, AttemptStats& stats) {
   const std::uint32_t n = o.n;
-  auto trace_prev = std::chrono::steady_clock::now();
-  double trace_cpu_prev = trace_cpu();
-  double trace_sys_prev = trace_sys();
   const Board board(n, o.modular);
   Rng rng(o.seed);
   rows.resize(n);
-  SparseCounts counts;
-  counts.bits.assign(board.bitset_words(), 0);
-  if (n > 1000000) TRACE_T("alloc");
+  SparseCounts counts(board.bitset_words());
   const BlockPlan plan = plan_blocks(board, rng, tiled);
-  if (n > 1000000) TRACE_T("plan");
   const std::size_t m = plan.tiles();
   std::vector<std::vector<std::uint32_t>> left_cols(m), left_rows(m);
 
@@ -572,20 +607,21 @@ AttemptOutcome qs4_search(const AttemptOptions& o, bool tiled, Permutation& rows
     if (stop.should_stop()) return AttemptOutcome::stopped;
   }
 
-  if (n > 1000000) TRACE_T("tiles");
-  if (n > 1000000) std::fprintf(stderr, "[trace] rounds %.3f per column, scans: %.5f\n", double(g_rounds.load()) / n, double(g_tail_rounds.load()) / n);
   // Phase 2: one global QS4 pass over the leftovers, in block order (deterministic).
-  std::vector<std::uint32_t> cols, pool;
+  std::vector<std::uint32_t> cols, pool_rows;
+  std::size_t leftover = 0;
+  for (std::size_t b = 0; b < m; ++b) leftover += left_cols[b].size();
+  cols.reserve(leftover);
+  pool_rows.reserve(leftover);
   for (std::size_t b = 0; b < m; ++b) {
     cols.insert(cols.end(), left_cols[b].begin(), left_cols[b].end());
-    pool.insert(pool.end(), left_rows[b].begin(), left_rows[b].end());
+    pool_rows.insert(pool_rows.end(), left_rows[b].begin(), left_rows[b].end());
   }
+  left_cols = {};
+  left_rows = {};
   stats.leftover = cols.size();
-  if (n > 1000000) TRACE_T("gather");
-  if (n > 1000000) std::fprintf(stderr, "[trace] leftover %zu of %u\n", cols.size(), n);
   std::vector<std::uint32_t> last;  // QS4's "last c queens"
-  const std::uint32_t total = static_cast<std::uint32_t>(pool.size());
-  std::uint32_t placed = 0;
+  FreeRows pool{pool_rows.data(), static_cast<std::uint32_t>(pool_rows.size())};
   std::uint64_t* bits = counts.bits.data();
   // These tries are random probes into the whole board (the pool and both bitsets), so they
   // go in batches of kLeftoverBatch independent candidates, prefetched before they are read:
@@ -595,15 +631,15 @@ AttemptOutcome qs4_search(const AttemptOptions& o, bool tiled, Permutation& rows
     const std::uint32_t c = cols[k];
     bool ok = false;
     for (int round = 0; round < kLeftoverTriesPerColumn / kLeftoverBatch && !ok; ++round) {
-      if (placed == total) break;
+      if (pool.empty()) break;
       std::uint32_t j[kLeftoverBatch], row[kLeftoverBatch];
       std::uint64_t sum[kLeftoverBatch], diff[kLeftoverBatch];
       for (int q = 0; q < kLeftoverBatch; ++q) {
-        j[q] = placed + rng.below(total - placed);
-        __builtin_prefetch(&pool[j[q]]);
+        j[q] = pool.draw(rng);
+        __builtin_prefetch(&pool.rows[j[q]]);
       }
       for (int q = 0; q < kLeftoverBatch; ++q) {
-        row[q] = pool[j[q]];
+        row[q] = pool.rows[j[q]];
         sum[q] = board.sum(c, row[q]);
         diff[q] = board.diff(c, row[q]);
         __builtin_prefetch(&bits[sum[q] >> 6]);
@@ -613,32 +649,23 @@ AttemptOutcome qs4_search(const AttemptOptions& o, bool tiled, Permutation& rows
         if (test_bit(bits, sum[q]) || test_bit(bits, diff[q])) continue;
         set_bit(bits, sum[q]);
         set_bit(bits, diff[q]);
-        pool[j[q]] = pool[placed];
-        pool[placed++] = row[q];
-        rows[c] = row[q];
+        rows[c] = pool.take(j[q]);
         ok = true;
         break;
       }
     }
     if (!ok) last.push_back(c);
   }
-  if (n > 1000000) TRACE_T("leftover");
-  if (n > 1000000) std::fprintf(stderr, "[trace] last %zu\n", last.size());
   stats.conflict_free = n - last.size();
   stats.repaired = last.size();
 
   // Phase 3: the last queens on the remaining rows at random, then the QS4 repair.
   Repair<SparseCounts> repair{board, rows.data(), counts, rng};
   for (std::uint32_t c : last) {
-    const std::uint32_t j = placed + rng.below(total - placed);
-    std::swap(pool[j], pool[placed]);
-    rows[c] = pool[placed++];
+    rows[c] = pool.take(pool.draw(rng));
     repair.place(c);
   }
-  auto outcome_ = repair.run(std::move(last), repair_step_limit(n), stop, stats);
-  if (n > 1000000) TRACE_T("repair");
-  if (n > 1000000) std::fprintf(stderr, "[trace] rescans %llu swaps %llu groups %zu tiles %zu\n", (unsigned long long)stats.rescans, (unsigned long long)stats.swaps_tried, plan.colour_groups.size(), m);
-  return outcome_;
+  return repair.run(std::move(last), repair_step_limit(n), stop, stats);
 }
 
 }  // namespace
@@ -661,23 +688,24 @@ AttemptOutcome qs4_plain_attempt(const AttemptOptions& o, Permutation& rows, con
   // c, the queens left to the random phase: Sosic & Gu use a few dozen for large n.
   const std::uint32_t c = n < 200 ? n / 4 : 50;
   const std::uint64_t max_tries = static_cast<std::uint64_t>(3.08 * n);
-  std::uint32_t placed = 0;
-  for (std::uint64_t t = 0; t < max_tries && placed < n - c; ++t) {
-    const std::uint32_t j = placed + rng.below(n - placed);
+  // The permutation is its own pool: column `free.used` is the one being placed.
+  FreeRows free{rows.data(), n};
+  for (std::uint64_t t = 0; t < max_tries && free.used < n - c; ++t) {
+    const std::uint32_t j = free.draw(rng);
     const std::uint32_t row = rows[j];
-    const std::uint64_t s = board.sum(placed, row), d = board.diff(placed, row);
+    const std::uint64_t s = board.sum(free.used, row), d = board.diff(free.used, row);
     if (counts.get(s) != 0 || counts.get(d) != 0) continue;
     counts.inc(s);
     counts.inc(d);
-    rows[j] = rows[placed];
-    rows[placed++] = row;
+    free.take(j);
   }
-  stats.conflict_free = placed;
-  stats.repaired = n - placed;
+  stats.conflict_free = free.used;
+  stats.repaired = n - free.used;
   Repair<ArrayCounts> repair{board, rows.data(), counts, rng};
   std::vector<std::uint32_t> last;
-  for (std::uint32_t i = placed; i < n; ++i) {
-    std::swap(rows[i], rows[i + rng.below(n - i)]);
+  while (!free.empty()) {
+    const std::uint32_t i = free.used;
+    free.take(free.draw(rng));
     repair.place(i);
     last.push_back(i);
   }

@@ -22,7 +22,6 @@
 #include <chrono>
 #include <limits>
 #include <mutex>
-#include <cstdio>
 #include <numeric>
 #include <unordered_map>
 
@@ -263,11 +262,9 @@ Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor) {
         result.modular_route =
             race.modular_by_construction(race.last_accepted) ? "construction" : "search";
     }
-    auto tv = std::chrono::steady_clock::now();
     result.verified = true;
     for (const Permutation& p : found)
       result.verified = result.verified && verify_solution(p.data(), p.size(), config.modular);
-    if (n > 1000000) std::fprintf(stderr, "[trace] verify %.3f\n", std::chrono::duration<double>(std::chrono::steady_clock::now()-tv).count());
   });
   result.solutions = std::move(found);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
