@@ -178,12 +178,18 @@ class LargeWriter {
   }
 
  private:
-  static constexpr std::size_t kAlign = 4096;                    // O_DIRECT: block-aligned writes
-  static constexpr std::size_t kBuffer = std::size_t{32} << 20;  // a multiple of kAlign
+  static constexpr std::size_t kAlign = 4096;                   // O_DIRECT: block-aligned writes
+  static constexpr std::size_t kBuffer = std::size_t{8} << 20;  // a multiple of kAlign
   bool write_all(const char* data, std::size_t size) {
     while (size > 0) {
       const ssize_t done = ::write(fd_, data, size);
       if (done < 0 && errno == EINTR) continue;
+      if (done < 0 && errno == EINVAL && direct_) {  // O_DIRECT accepted, then refused
+        direct_ = false;
+        const int flags = fcntl(fd_, F_GETFL);
+        if (flags < 0 || fcntl(fd_, F_SETFL, flags & ~O_DIRECT) != 0) return false;
+        continue;
+      }
       if (done <= 0) return false;
       data += done;
       size -= static_cast<std::size_t>(done);
@@ -263,46 +269,48 @@ SolutionText solution_text(const std::string& format, const SolveResult& r) {
 }
 
 // Formats chunks of kColumnsPerChunk columns on `threads` threads and writes them in order.
+// The chunk buffers are allocated once and reused (chunk k uses buffer k mod tokens: the last
+// stage is serial and in order, so chunk k has left the pipeline before chunk k + tokens
+// enters): fresh memory is expensive here, and a new buffer per chunk made the writer slower
+// than the serial one it replaced.
 bool write_large_solution(int fd, const std::string& format, const SolveResult& r, int threads) {
-  constexpr std::size_t kColumnsPerChunk = std::size_t{1} << 20;
+  constexpr std::size_t kColumnsPerChunk = std::size_t{1} << 18;
   const Permutation& p = r.solutions.front();
   const SolutionText text = solution_text(format, r);
   LargeWriter out(fd);
   bool ok = out.append(text.head.data(), text.head.size());
+  tbb::task_arena arena(threads > 0 ? threads : tbb::info::default_concurrency());
+  const auto tokens = static_cast<std::size_t>(2 * arena.max_concurrency() + 2);
+  const std::size_t capacity = kColumnsPerChunk * text.max_column_chars;
+  std::vector<std::unique_ptr<char[]>> buffers(tokens);
+  for (auto& b : buffers) b.reset(new char[capacity]);  // not zeroed: written before read
   struct Chunk {
     std::size_t begin = 0, end = 0, used = 0;
-    std::vector<char> text;
+    char* text = nullptr;
   };
   const std::size_t chunks = (p.size() + kColumnsPerChunk - 1) / kColumnsPerChunk;
   std::size_t next = 0;
-  tbb::task_arena arena(threads > 0 ? threads : tbb::info::default_concurrency());
   arena.execute([&] {
     tbb::parallel_pipeline(
-        static_cast<std::size_t>(2 * arena.max_concurrency() + 2),
-        tbb::make_filter<void, std::shared_ptr<Chunk>>(
-            tbb::filter_mode::serial_in_order,
-            [&](tbb::flow_control& control) -> std::shared_ptr<Chunk> {
-              if (next == chunks || !ok) {
-                control.stop();
-                return nullptr;
-              }
-              auto chunk = std::make_shared<Chunk>();
-              chunk->begin = next * kColumnsPerChunk;
-              chunk->end = std::min(p.size(), chunk->begin + kColumnsPerChunk);
-              ++next;
-              return chunk;
-            }) &
-            tbb::make_filter<std::shared_ptr<Chunk>, std::shared_ptr<Chunk>>(
-                tbb::filter_mode::parallel,
-                [&](std::shared_ptr<Chunk> chunk) {
-                  chunk->text.resize((chunk->end - chunk->begin) * text.max_column_chars + 16);
-                  text.columns(p, chunk->begin, chunk->end, chunk->text.data(), chunk->used);
-                  return chunk;
-                }) &
-            tbb::make_filter<std::shared_ptr<Chunk>, void>(
-                tbb::filter_mode::serial_in_order, [&](std::shared_ptr<Chunk> chunk) {
-                  ok = ok && out.append(chunk->text.data(), chunk->used);
-                }));
+        tokens,
+        tbb::make_filter<void, Chunk>(tbb::filter_mode::serial_in_order, [&](tbb::flow_control&
+                                                                                 control) {
+          Chunk chunk;
+          if (next == chunks || !ok) {
+            control.stop();
+            return chunk;
+          }
+          chunk.begin = next * kColumnsPerChunk;
+          chunk.end = std::min(p.size(), chunk.begin + kColumnsPerChunk);
+          chunk.text = buffers[next % tokens].get();
+          ++next;
+          return chunk;
+        }) & tbb::make_filter<Chunk, Chunk>(tbb::filter_mode::parallel, [&](Chunk chunk) {
+          text.columns(p, chunk.begin, chunk.end, chunk.text, chunk.used);
+          return chunk;
+        }) & tbb::make_filter<Chunk, void>(tbb::filter_mode::serial_in_order, [&](Chunk chunk) {
+          ok = ok && out.append(chunk.text, chunk.used);
+        }));
   });
   ok = ok && out.append(text.tail.data(), text.tail.size());
   return out.finish() && ok;
