@@ -70,18 +70,29 @@ class ZeroedWords {
  public:
   explicit ZeroedWords(std::size_t words) : words_(words) {
     constexpr std::size_t kHugePage = std::size_t{2} << 20;
-    const std::size_t bytes =
-        (words * sizeof(std::uint64_t) + kHugePage - 1) / kHugePage * kHugePage;
-    mapped_bytes_ = bytes + kHugePage;  // room to align the start to a huge page
+    const std::size_t bytes = (words == 0 ? 1 : words) * sizeof(std::uint64_t);
+    if (bytes < HugePageAllocator<std::uint64_t>::kAdviseFrom) {
+      // Small boards (and the many restarts at small n): the heap, not a mapping per attempt.
+      data_ = static_cast<std::uint64_t*>(std::calloc(bytes, 1));
+      if (!data_) throw std::bad_alloc();
+      return;
+    }
+    const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+    mapped_bytes_ = rounded + kHugePage;  // room to align the start to a huge page
     void* p =
         mmap(nullptr, mapped_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
     mapped_ = static_cast<char*>(p);
     const auto at = reinterpret_cast<std::uintptr_t>(p);
     data_ = reinterpret_cast<std::uint64_t*>((at + kHugePage - 1) / kHugePage * kHugePage);
-    madvise(data_, bytes, MADV_HUGEPAGE);  // a hint: failure only costs speed
+    madvise(data_, rounded, MADV_HUGEPAGE);  // a hint: failure only costs speed
   }
-  ~ZeroedWords() { munmap(mapped_, mapped_bytes_); }
+  ~ZeroedWords() {
+    if (mapped_)
+      munmap(mapped_, mapped_bytes_);
+    else
+      std::free(data_);
+  }
   ZeroedWords(const ZeroedWords&) = delete;
   ZeroedWords& operator=(const ZeroedWords&) = delete;
 
