@@ -380,7 +380,7 @@ BlockPlan plan_blocks(const Board& board, Rng& rng, bool tiled) {
   }
   // Buckets of width `longest` by first word: overlapping intervals lie in adjacent buckets.
   // Each direction's intervals are stored bucket by bucket in one array (a counting sort), so
-  // that the three buckets around an interval are one contiguous run: at n = 10^9 (4 million
+  // that the three buckets around an interval lie side by side: at n = 10^9 (4 million
   // intervals) a vector per bucket made the colouring 8 s of cache misses.
   const std::uint64_t buckets = board.diagonals() / 64 / longest + 3;
   std::vector<std::uint32_t> bucket_start[2];
@@ -405,13 +405,17 @@ BlockPlan plan_blocks(const Board& board, Rng& rng, bool tiled) {
       for (std::uint32_t k = k0; k < k1; ++k) {
         const Interval mine = spans[dir][k];
         const std::uint64_t home = mine.first / longest;
-        const Interval* it = by_bucket[dir].data() + bucket_start[dir][home == 0 ? 0 : home - 1];
-        const Interval* end = by_bucket[dir].data() + bucket_start[dir][home + 2];
-        for (; it != end; ++it) {
-          if (it->tile >= t || it->first > mine.last || mine.first > it->last) continue;
-          const auto c = static_cast<std::size_t>(colour[it->tile]);
-          if (c >= taken.size()) taken.resize(c + 1, UINT32_MAX);
-          taken[c] = t;
+        // A bucket lists its intervals in tile order (the counting sort is stable), so the
+        // coloured tiles (those before t) come first: stop at the first tile t or later.
+        for (std::uint64_t h = (home == 0 ? 0 : home - 1); h <= home + 1; ++h) {
+          const Interval* it = by_bucket[dir].data() + bucket_start[dir][h];
+          const Interval* end = by_bucket[dir].data() + bucket_start[dir][h + 1];
+          for (; it != end && it->tile < t; ++it) {
+            if (it->first > mine.last || mine.first > it->last) continue;
+            const auto c = static_cast<std::size_t>(colour[it->tile]);
+            if (c >= taken.size()) taken.resize(c + 1, UINT32_MAX);
+            taken[c] = t;
+          }
         }
       }
     std::size_t c = 0;
