@@ -326,10 +326,10 @@ BlockPlan plan_blocks(const Board& board, Rng& rng, bool tiled) {
   // Which row block goes with which column block. A uniformly random deal gives clumps: blocks
   // with equal b + sigma(b) (or b - sigma(b)) want the same diagonals. An m-queens solution as
   // the deal puts at most one block on each block diagonal. It is found by this same QS4, but
-  // untiled (one tile: m = n / 512 is at most 4 million, 0.2 s): a tiled deal has coarse
-  // structure of its own (its row blocks dealt by a still smaller solution) that shows through.
-  // At n = 10^9 (m = 1953125, itself tiled by a 7-queens deal) 3.9% of the columns failed in
-  // their tiles; with the untiled deal 0.84% do, and the leftover pass is 3x shorter.
+  // untiled (one tile: m = n / 512 is at most 4 million; 0.1 s at m = 1953125): a tiled deal has
+  // coarse structure of its own (its row blocks dealt by a still smaller solution) that shows
+  // through. At n = 10^9 (m = 1953125, itself tiled by a 7-queens deal) 3.9% of the columns failed
+  // in their tiles; with the untiled deal 0.84% do, and the leftover pass is 3x shorter.
   std::vector<std::uint32_t> order(m);  // order[k]: the column block that gets row block k
   if (m >= 4) {
     Permutation deal;
