@@ -1,7 +1,5 @@
 // `nqcount solve` run as a user runs it: formats, files, exit codes, one-line errors.
 #include <gtest/gtest.h>
-
-#include "cli_runner.hpp"
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -15,17 +13,18 @@
 #include <string>
 #include <vector>
 
+#include "cli_runner.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-using nq::test::nqcount;
 using nq::test::expect_usage_error;
+using nq::test::nqcount;
 using nq::test::Outcome;
 using nq::test::read_file;
 using nq::test::shell;
 using nq::test::temp_path;
-
 
 // 1-based rows, checked with one counter per row and diagonal.
 bool is_solution(const std::vector<long long>& p, bool modular = false) {
@@ -232,6 +231,29 @@ TEST(SolveCli, OutputFileIsWrittenAtomically) {
   const Outcome dash = nqcount("solve --n 12000 --output -");
   ASSERT_EQ(dash.status, 0);
   EXPECT_EQ(numbers(dash.out).size(), 12000u);
+}
+
+TEST(SolveCli, LargeSolutionFilesMatchStdout) {
+  // From n = 2^20 on, a solution file is formatted in parallel chunks and written in large
+  // (O_DIRECT where allowed) writes; its text must be exactly what stdout gets, chunk
+  // boundaries included.
+  const fs::path dir = scratch("large");
+  const std::string n = std::to_string((1 << 20) + (1 << 18) + 12345);
+  for (const std::string format : {"perm", "json", "matrix"}) {
+    const fs::path file = dir / ("sol." + format);
+    const std::string common = "solve --n " + n + " --seed 3 --threads 2 --format " + format;
+    const Outcome to_file = nqcount(common + " --output " + file.string());
+    ASSERT_EQ(to_file.status, 0) << to_file.err;
+    const Outcome to_stdout = nqcount(common + " --output -");
+    ASSERT_EQ(to_stdout.status, 0) << to_stdout.err;
+    const std::string text = read(file);
+    EXPECT_EQ(text.size(), to_stdout.out.size()) << format;
+    EXPECT_TRUE(text == to_stdout.out) << format;
+    if (format == "perm") {
+      EXPECT_TRUE(is_solution(numbers(text)));
+    }
+  }
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 3);
 }
 
 TEST(SolveCli, BatchWritesOneLinePerN) {

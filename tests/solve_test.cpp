@@ -3,6 +3,7 @@
 #include "solve.hpp"
 
 #include <gtest/gtest.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <numeric>
@@ -255,6 +256,40 @@ TEST(Verify, RejectsCorruptionAtLargeN) {
     Permutation tail = p;
     tail[n - 1] = n;  // out of range, in the last column
     EXPECT_FALSE(nq::verify_solution(tail.data(), n));
+  }
+}
+
+TEST(Verify, PartsCheckedInParallelCatchClashesBetweenParts) {
+  // From n = 2^21 on, the columns are split into parts with their own tables; a clash between
+  // two parts shows only in the final pass over the tables. The verdict and the message must
+  // not depend on the thread count.
+  const std::uint32_t n = 3'000'017;
+  Permutation p(n);
+  for (std::uint64_t i = 0; i < n; ++i) p[i] = static_cast<std::uint32_t>(2 * i % n);
+  auto check = [&](const Permutation& q, int threads, std::string& why) {
+    tbb::task_arena arena(threads);
+    bool ok = false;
+    arena.execute([&] { ok = nq::verify_solution(q.data(), n, false, &why); });
+    return ok;
+  };
+  std::string why;
+  for (int threads : {1, 2, 4}) EXPECT_TRUE(check(p, threads, why)) << threads;
+  const std::size_t first = 100, last = n - 100, middle = n / 2 + 7;
+  std::vector<Permutation> bad(4, p);
+  std::swap(bad[0][first], bad[0][last]);  // moved across parts: diagonals clash
+  bad[1][last] = bad[1][first];            // a row used in the first and the last part
+  bad[2][middle] = bad[2][first];          // and in the first and the middle
+  bad[3][first + 1] = bad[3][first];       // inside one part
+  for (std::size_t k = 0; k < bad.size(); ++k) {
+    ASSERT_FALSE(is_solution(bad[k])) << k;
+    std::string one;
+    EXPECT_FALSE(check(bad[k], 1, one)) << k;
+    EXPECT_FALSE(one.empty()) << k;
+    for (int threads : {2, 4}) {
+      std::string many;
+      EXPECT_FALSE(check(bad[k], threads, many)) << k << " threads " << threads;
+      EXPECT_EQ(many, one) << k << " threads " << threads;
+    }
   }
 }
 
