@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "prefault.hpp"
+
 namespace nq {
 namespace {
 
@@ -299,10 +301,9 @@ Plan plan_canonical(int n, int split_rows) {
   // Each class is planned on its own, in parallel, in two passes: first its fixed counts, its
   // orientation and how many subproblems its split makes; then, once the plan is allocated,
   // its subproblems are written straight to their place, in class order (so the plan does not
-  // depend on the threads). The plan is allocated and touched once: new pages cost about
-  // 10 us each on this VM and the faults do not overlap across threads, so the per-class
-  // vectors and the serial copy into the plan that this replaces were most of the serial part
-  // of an n = 16 setup.
+  // depend on the threads). The plan is allocated once and faulted in at once (prefault.hpp):
+  // per-class vectors copied into a growing plan were most of the serial part of an n = 16
+  // setup.
   struct Planned {
     Subproblem root;  // the class in its chosen orientation
     std::size_t first = 0, count = 0;
@@ -352,6 +353,8 @@ Plan plan_canonical(int n, int split_rows) {
     plan.sym4 += p.sym4;
     plan.sym2 += p.sym2;
   }
+  plan.subproblems.reserve(total);
+  prefault_for_writing(plan.subproblems.data(), total * sizeof(Subproblem));
   plan.subproblems.resize(total);
   plan.weights.resize(total);
   tbb::parallel_for(std::size_t{0}, classes.size(), [&](std::size_t i) {
