@@ -200,23 +200,20 @@ std::future<Expected<Topology>> start_reading_topology(const CountConfig& config
   return std::async(std::launch::async, read_topology);
 }
 
-// Runs `f` in an arena capped like the run: the front end's parallel loops (the plan, the cost
-// estimates) use no more threads than the count will, so a one-thread run is serial throughout.
-template <class F>
-void in_capped_arena(int threads, F&& f) {
+// The plan is made in parallel (engine/frontend.cpp), inside an arena capped like the run (so a
+// one-thread run is serial throughout); with `costs`, the estimated cost of every subproblem too
+// (cost.hpp), in the same arena: a second arena would wait again for its worker threads to
+// arrive (1 to 3 ms each time on this VM).
+Plan plan_for(const CountConfig& config, int threads, std::vector<std::uint64_t>* costs = nullptr) {
+  const int split = config.split_rows >= 0 ? config.split_rows : default_split_rows(config.n);
   tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
                           static_cast<std::size_t>(threads));
   tbb::task_arena arena(threads);
-  arena.execute(std::forward<F>(f));
-}
-
-// The plan is made in parallel (engine/frontend.cpp), inside an arena capped like the run.
-Plan plan_for(const CountConfig& config, int threads) {
-  const int split = config.split_rows >= 0 ? config.split_rows : default_split_rows(config.n);
   Plan plan;
-  in_capped_arena(threads, [&] {
+  arena.execute([&] {
     plan = config.kernel == "reference" ? plan_classic(config.n, split)
                                         : plan_canonical(config.n, split);
+    if (costs) *costs = estimate_costs(plan);
   });
   return plan;
 }
@@ -422,7 +419,9 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   }
 
   std::future<Expected<Topology>> machine = start_reading_topology(config);
-  const Plan plan = plan_for(config, result.threads);
+  // The estimated costs order and deal the work (schedule.hpp) and weight the progress.
+  std::vector<std::uint64_t> costs;
+  const Plan plan = plan_for(config, result.threads, &costs);
   result.classes = plan.classes;
   result.split_rows = plan.split_rows;
   result.subproblems_total = plan.subproblems.size();
@@ -437,9 +436,6 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
     resumed = resume_point(plan, *done);
     hooks.selection = &resumed.todo;
   }
-  // The estimated costs order and deal the work (schedule.hpp) and weight the progress.
-  std::vector<std::uint64_t> costs;
-  in_capped_arena(result.threads, [&] { costs = estimate_costs(plan); });
   hooks.costs = &costs;
   if (monitor) {
     std::uint64_t total_cost = 0, resumed_cost = 0;
