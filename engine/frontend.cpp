@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "prefault.hpp"
+
 namespace nq {
 namespace {
 
@@ -136,6 +138,26 @@ std::uint64_t fixed_rec(Placement& p, const Mask* forbidden, Sym g) {
   return count;
 }
 
+// Whether two class subproblems (no queen placed yet: their fixed queens are forced rows) have
+// the same search tree: the same board, or one the left-right mirror of the other.
+bool same_tree(const Subproblem& a, const Subproblem& b) {
+  if (a.full != b.full || a.rows != b.rows || (a.cols | a.ld | a.rd | b.cols | b.ld | b.rd) != 0)
+    return false;
+  const int n = std::popcount(a.full);
+  auto mirror = [n](Mask m) {
+    Mask r = 0;
+    for (int col = 0; col < n; ++col)
+      if ((m >> col) & 1u) r |= bit_at(n - 1 - col);
+    return r;
+  };
+  bool same = true, mirrored = true;
+  for (int r = 0; r < a.rows; ++r) {
+    same = same && a.blocked[r] == b.blocked[r];
+    mirrored = mirrored && a.blocked[r] == mirror(b.blocked[r]);
+  }
+  return same || mirrored;
+}
+
 }  // namespace
 
 double estimate_nodes(const Subproblem& s, int probes, std::uint64_t seed) {
@@ -223,9 +245,13 @@ std::uint64_t count_fixed_completions(const Placement& fixed, const Mask* forbid
   return fixed_rec(p, forbidden, rotation);
 }
 
-void split_subproblem(const Subproblem& s, int rows, std::vector<Subproblem>& out) {
+namespace {
+
+// The children split_subproblem makes, in its order, each passed to `emit`.
+template <class Emit>
+void for_each_child(const Subproblem& s, int rows, Emit& emit) {
   if (rows <= 0 || s.rows <= 2) {
-    out.push_back(s);
+    emit(s);
     return;
   }
   Mask avail = ~(s.cols | s.ld | s.rd | s.blocked[0]) & s.full;
@@ -239,8 +265,15 @@ void split_subproblem(const Subproblem& s, int rows, std::vector<Subproblem>& ou
     c.rd = (s.rd | bit) >> 1;
     c.rows = s.rows - 1;
     std::copy(s.blocked + 1, s.blocked + s.rows, c.blocked);
-    split_subproblem(c, rows - 1, out);
+    for_each_child(c, rows - 1, emit);
   }
+}
+
+}  // namespace
+
+void split_subproblem(const Subproblem& s, int rows, std::vector<Subproblem>& out) {
+  auto push = [&out](const Subproblem& c) { out.push_back(c); };
+  for_each_child(s, rows, push);
 }
 
 // Random probes per orientation: enough to rank orientations whose trees differ by 20%
@@ -265,10 +298,15 @@ Plan plan_canonical(int n, int split_rows) {
   for_each_class(n, [&](const ClassPrefix& c) { classes.push_back(c); });
   plan.classes = classes.size();
 
-  // Each class is planned on its own (fixed counts, orientation, split), in parallel; the
-  // results are concatenated in class order, so the plan does not depend on the threads.
+  // Each class is planned on its own, in parallel, in two passes: first its fixed counts, its
+  // orientation and how many subproblems its split makes; then, once the plan is allocated,
+  // its subproblems are written straight to their place, in class order (so the plan does not
+  // depend on the threads). The plan is allocated once and faulted in at once (prefault.hpp):
+  // per-class vectors copied into a growing plan were most of the serial part of an n = 16
+  // setup.
   struct Planned {
-    std::vector<Subproblem> subproblems;
+    Subproblem root;  // the class in its chosen orientation
+    std::size_t first = 0, count = 0;
     u128 sym4 = 0, sym2 = 0;
   };
   std::vector<Planned> planned(classes.size());
@@ -285,26 +323,47 @@ Plan plan_canonical(int n, int split_rows) {
       out.sym2 = static_cast<u128>(w) * c90;
     }
     // Search the class in the orientation with the smallest estimated tree. Mirror images
-    // (left-right) have the same tree, so the identity and the three rotations are enough.
+    // (left-right) have the same tree, so the identity and the three rotations are enough;
+    // a rotation that gives the same board as one already probed (the class is symmetric under
+    // it, or under it and a left-right mirror) has the same tree and is not probed again.
+    Subproblem seen[4];
+    int probed = 0;
     Subproblem best = class_subproblem(c);
     double best_cost = estimate_nodes(best, kOrientationProbes, i + 1);
+    seen[probed++] = best;
     for (Sym g : {Sym::kRot90, Sym::kRot180, Sym::kRot270}) {
       const Subproblem s = class_subproblem(oriented(c, g));
+      if (std::any_of(seen, seen + probed, [&](const Subproblem& t) { return same_tree(s, t); }))
+        continue;
+      seen[probed++] = s;
       const double cost = estimate_nodes(s, kOrientationProbes, i + 1);
       if (cost < best_cost) {
         best = s;
         best_cost = cost;
       }
     }
-    split_subproblem(best, split_rows, out.subproblems);
+    out.root = best;
+    auto tally = [&out](const Subproblem&) { ++out.count; };
+    for_each_child(best, split_rows, tally);
   });
-  for (std::size_t i = 0; i < classes.size(); ++i) {
-    plan.sym4 += planned[i].sym4;
-    plan.sym2 += planned[i].sym2;
-    plan.subproblems.insert(plan.subproblems.end(), planned[i].subproblems.begin(),
-                            planned[i].subproblems.end());
-    plan.weights.resize(plan.subproblems.size(), static_cast<std::uint8_t>(classes[i].weight()));
+  std::size_t total = 0;
+  for (Planned& p : planned) {
+    p.first = total;
+    total += p.count;
+    plan.sym4 += p.sym4;
+    plan.sym2 += p.sym2;
   }
+  plan.subproblems.reserve(total);
+  prefault_for_writing(plan.subproblems.data(), total * sizeof(Subproblem));
+  plan.subproblems.resize(total);
+  plan.weights.resize(total);
+  tbb::parallel_for(std::size_t{0}, classes.size(), [&](std::size_t i) {
+    Subproblem* to = plan.subproblems.data() + planned[i].first;
+    auto place = [&to](const Subproblem& c) { *to++ = c; };
+    for_each_child(planned[i].root, split_rows, place);
+    std::fill_n(plan.weights.begin() + static_cast<std::ptrdiff_t>(planned[i].first),
+                planned[i].count, static_cast<std::uint8_t>(classes[i].weight()));
+  });
   return plan;
 }
 

@@ -38,7 +38,9 @@ namespace {
 struct NodeQueue {
   int node = -1;
   std::vector<std::uint32_t> ids;  // plan indices, in claim order
-  Subproblem* local = nullptr;     // ids.size() subproblems on the node's memory
+  // ids.size() subproblems copied to the node's memory, or null where nothing is placed: the
+  // workers then gather each claim from the plan (no serial copy of the whole plan first).
+  Subproblem* local = nullptr;
   std::size_t chunk = 1;
   std::vector<double> estimate_after;  // estimate_after[k]: estimated work of ids[k..]
   alignas(64) std::atomic<std::size_t> next{0};
@@ -118,7 +120,14 @@ class Counter {
     std::array<Tally, kBatch> tallies;
     std::array<FinishedSubproblem, kBatch> finished;
     const std::size_t m = end - begin;
-    const std::span<const Subproblem> in(q.local + begin, m);
+    // Unplaced queues are read from the plan through their ids, a claim at a time: a copy of a
+    // few kilobytes per claim in parallel, instead of a serial copy of the whole plan (8973
+    // subproblems of 148 bytes at n = 16, whose fresh pages cost 3 to 4 ms on this VM) before
+    // any counting could start.
+    std::array<Subproblem, kBatch> gathered;
+    if (!q.local)
+      for (std::size_t i = 0; i < m; ++i) gathered[i] = plan_.subproblems[q.ids[begin + i]];
+    const std::span<const Subproblem> in(q.local ? q.local + begin : gathered.data(), m);
     if (stats_) {  // one at a time, timed: --task-stats
       for (std::size_t i = 0; i < m; ++i) {
         const double t0 = thread_seconds();
@@ -212,8 +221,13 @@ std::future<Expected<Topology>> start_reading_topology(const CountConfig& config
   return std::async(std::launch::async, read_topology);
 }
 
-// The plan is made in parallel (engine/frontend.cpp), inside an arena capped like the run.
-Plan plan_for(const CountConfig& config, int threads, bool defer_fixed_counts = false) {
+// The plan is made in parallel (engine/frontend.cpp), inside an arena capped like the run (so a
+// one-thread run is serial throughout); with `costs`, the estimated cost of every subproblem too
+// (cost.hpp), in the same arena: a second arena would wait again for its worker threads to
+// arrive (1 to 3 ms each time on this VM). With `defer_fixed_counts`, a row-split plan comes
+// without its Burnside terms (the caller computes them beside the count).
+Plan plan_for(const CountConfig& config, int threads, std::vector<std::uint64_t>* costs = nullptr,
+              bool defer_fixed_counts = false) {
   const int split = config.split_rows >= 0 ? config.split_rows : default_split_rows(config.n);
   tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
                           static_cast<std::size_t>(threads));
@@ -227,6 +241,7 @@ Plan plan_for(const CountConfig& config, int threads, bool defer_fixed_counts = 
       plan = plan_rowsplit(config.n, !defer_fixed_counts);
     else
       plan = plan_canonical(config.n, split);
+    if (costs) *costs = estimate_costs(plan);
   });
   return plan;
 }
@@ -312,7 +327,6 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
                       (!numa.arenas[0].cpus.empty() && !covers_allowed_cpus(numa.arenas[0].cpus));
   std::optional<Binder> binder;
   if (placed) binder.emplace();
-  std::vector<Subproblem> plain;  // the lone arena's subproblems when nothing is placed
   std::vector<NodeQueue> queues(numa.arenas.size());
   for (std::size_t a = 0; a < queues.size(); ++a) {
     NodeQueue& q = queues[a];
@@ -320,16 +334,12 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
     q.ids = std::move(dealt[a]);
     q.chunk = claim_size(q.ids.size(), threads[a]);
     // The node's subproblems on the node's own memory (hwloc_alloc_membind); where binding is
-    // impossible (a synthetic machine, no such node) it is ordinary memory.
+    // impossible (a synthetic machine, no such node) it is ordinary memory. Unplaced: none.
     if (binder) {
       q.local = static_cast<Subproblem*>(
           binder->alloc_on_node(q.ids.size() * sizeof(Subproblem), q.node));
       for (std::size_t k = 0; k < q.ids.size(); ++k)
         new (q.local + k) Subproblem(plan.subproblems[q.ids[k]]);
-    } else {
-      plain.reserve(q.ids.size());
-      for (std::uint32_t id : q.ids) plain.push_back(plan.subproblems[id]);
-      q.local = plain.data();
     }
     q.estimate_after.assign(q.ids.size() + 1, 0.0);
     for (std::size_t k = q.ids.size(); k-- > 0;)
@@ -448,9 +458,11 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   }
 
   std::future<Expected<Topology>> machine = start_reading_topology(config);
-  // The row-split plan's Burnside terms (a whole-board search of a few percent of the count)
-  // are computed beside the count rather than before it.
-  Plan plan = plan_for(config, result.threads, /*defer_fixed_counts=*/true);
+  // The estimated costs order and deal the work (schedule.hpp) and weight the progress. The
+  // row-split plan's Burnside terms (a whole-board search of a few percent of the count) are
+  // computed beside the count rather than before it.
+  std::vector<std::uint64_t> costs;
+  Plan plan = plan_for(config, result.threads, &costs, /*defer_fixed_counts=*/true);
   std::future<SymmetricCounts> symmetric;
   if (plan.rowsplit) symmetric = std::async(std::launch::async, whole_board_symmetric, n);
   result.classes = plan.classes;
@@ -470,8 +482,6 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
     resumed = resume_point(plan, *done);
     hooks.selection = &resumed.todo;
   }
-  // The estimated costs order and deal the work (schedule.hpp) and weight the progress.
-  const std::vector<std::uint64_t> costs = estimate_costs(plan);
   hooks.costs = &costs;
   if (monitor) {
     std::uint64_t total_cost = 0, resumed_cost = 0;

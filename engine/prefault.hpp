@@ -1,0 +1,32 @@
+// Fresh memory faulted in with one system call instead of one page fault per 4 KiB page.
+//
+// On this project's virtual machines a first touch of a fresh page costs about 10 us, and the
+// faults of two threads do not overlap (measured: 1.3 MB touched in 3.4 ms by one thread, the
+// same by two), so the plan of an n = 16 count (8973 subproblems, 1.3 MB) cost 3 to 4 ms of
+// purely serial page faults, about 2% of a two-thread run. MADV_POPULATE_WRITE (Linux 5.14)
+// maps the whole range at once: 0.2 ms, and the writes that follow no longer fault.
+#pragma once
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace nq {
+
+// A hint: where the kernel lacks MADV_POPULATE_WRITE, or the range is smaller than a page,
+// nothing happens and the pages fault in on first use as usual.
+inline void prefault_for_writing(const void* data, std::size_t bytes) {
+#ifdef MADV_POPULATE_WRITE
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = (reinterpret_cast<std::uintptr_t>(data) + page - 1) / page * page;
+  const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) / page * page;
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
+}  // namespace nq
