@@ -16,10 +16,12 @@
 #include <chrono>
 #include <deque>
 #include <future>
+#include <memory>
 #include <new>
 #include <numeric>
 #include <optional>
 #include <span>
+#include <thread>
 
 #include "cost.hpp"
 #include "engine.hpp"
@@ -463,8 +465,6 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   // computed beside the count rather than before it.
   std::vector<std::uint64_t> costs;
   Plan plan = plan_for(config, result.threads, &costs, /*defer_fixed_counts=*/true);
-  std::future<SymmetricCounts> symmetric;
-  if (plan.rowsplit) symmetric = std::async(std::launch::async, whole_board_symmetric, n);
   result.classes = plan.classes;
   result.split_rows = plan.split_rows;
   result.subproblems_total = plan.subproblems.size();
@@ -497,13 +497,21 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
     monitor->subproblems_total.store(plan.subproblems.size());
   }
 
+  // Started only now that every check has passed, on a detached thread: neither an early
+  // return nor a cancelled count waits for it (a std::async future would, in its destructor).
+  std::future<SymmetricCounts> symmetric;
+  if (plan.rowsplit) {
+    auto promise = std::make_shared<std::promise<SymmetricCounts>>();
+    symmetric = promise->get_future();
+    std::thread([promise, n] { promise->set_value(whole_board_symmetric(n)); }).detach();
+  }
   Partial part = run_on_arenas(plan, kernel, config, hooks, machine, start, result, monitor);
   part.join(resumed.done);
   result.nodes = part.nodes;
   result.subproblems = part.subproblems;
   result.subproblems_resumed = resumed.done.subproblems;
   result.cancelled = part.subproblems < plan.subproblems.size();
-  if (symmetric.valid()) {
+  if (symmetric.valid() && !result.cancelled) {
     const SymmetricCounts sym = symmetric.get();
     plan.sym4 = sym.sym4;
     plan.sym2 = sym.sym2;
