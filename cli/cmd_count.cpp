@@ -2,8 +2,8 @@
 #include <unistd.h>
 
 #include <csignal>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <iomanip>
 #include <iostream>
 #include <optional>
@@ -68,7 +68,7 @@ CountConfig count_config(const CountArgs& args) {
   CountConfig config;
   config.n = args.n;
   config.threads = args.threads;
-  config.kernel = !args.kernel.empty()   ? args.kernel
+  config.kernel = !args.kernel.empty()    ? args.kernel
                   : kernel_from_env(args) ? std::getenv("NQ_KERNEL")
                                           : "auto";
   config.split_rows = args.split_rows;

@@ -1,12 +1,11 @@
 #include "options.hpp"
 
+#include <CLI/CLI.hpp>
 #include <climits>
+#include <type_traits>
 
 #include "dp.hpp"
 #include "orbits.hpp"
-#include <CLI/CLI.hpp>
-#include <type_traits>
-
 #include "types.hpp"
 
 namespace nq::cli {
@@ -20,15 +19,19 @@ const std::vector<Command>& commands() {
        "Find one (or --solutions K distinct) n-queens solutions for large n by local "
        "search (QS4, Sosic & Gu), verified before they are printed."},
       {"table", "Print the known values of Q(n) and unique(n) (n = 1..27) that --verify checks."},
-      {"orbit", "Show a permutation's eight images po1..po8 under D4, its canonical form, orbit "
-                "size, symmetry and orbit signature (SPEC 2, 3.6)."},
-      {"edit", "Apply one of Zhang & Zhang's operators to a permutation: Inc (add a queen), Del "
-               "(remove one) or Mov (move one)."},
-      {"orbits", "List every orbit of the n-queens solutions (canonical form and size), by "
-                 "enumeration or by the paper's algebraic growth from n-1, and check the orbit "
-                 "signatures."},
-      {"list", "Stream every solution (or one canonical representative per orbit), one per line, "
-               "in lexicographic order."},
+      {"orbit",
+       "Show a permutation's eight images po1..po8 under D4, its canonical form, orbit "
+       "size, symmetry and orbit signature (SPEC 2, 3.6)."},
+      {"edit",
+       "Apply one of Zhang & Zhang's operators to a permutation: Inc (add a queen), Del "
+       "(remove one) or Mov (move one)."},
+      {"orbits",
+       "List every orbit of the n-queens solutions (canonical form and size), by "
+       "enumeration or by the paper's algebraic growth from n-1, and check the orbit "
+       "signatures."},
+      {"list",
+       "Stream every solution (or one canonical representative per orbit), one per line, "
+       "in lexicographic order."},
       {"topology",
        "Print the machine as hwloc sees it (packages, NUMA nodes, cores, PUs) and the "
        "NUMA plan for --threads: one arena per node, its thread count and CPUs. "
@@ -47,10 +50,12 @@ std::vector<OptionRow> option_table(Args& a) {
   // Help texts that quote a limit: built once, so that the rows' pointers stay valid.
   static const std::string algo_help =
       "counting algorithm: search (the engine), or dp (Rivin-Zabih dynamic programme over closed "
-      "lines: an independent cross-check, total only, n <= " + std::to_string(kMaxDpN) + ")";
+      "lines: an independent cross-check, total only, n <= " +
+      std::to_string(kMaxDpN) + ")";
   static const std::string method_help =
       "enumerate (the bitboard enumeration) or algebraic (grow from the orbits of n-1 with Inc, "
-      "then Mov transmutations; n <= " + std::to_string(kMaxAlgebraicN) + ")";
+      "then Mov transmutations; n <= " +
+      std::to_string(kMaxAlgebraicN) + ")";
   return {
       {"count",
        "-n,--n",
@@ -68,13 +73,16 @@ std::vector<OptionRow> option_table(Args& a) {
       {"count", "--progress", &a.count.progress,
        "show progress on stderr even when it is not a terminal"},
       {"count", "--no-progress", &a.count.no_progress, "never show progress"},
-      {"count", "--kernel", &a.count.kernel,
+      {"count",
+       "--kernel",
+       &a.count.kernel,
        "counting kernel: auto (the fastest for this n on this CPU: join from n = 16, the best "
        "backtracking kernel below), join (split-board join: both half-boards enumerated, "
        "compatible pairs counted), avx512 or avx2 (SIMD lanes), scalar, or reference (the "
        "classic one-queen-per-row search with mirror halving, unique by Burnside); default: the "
        "environment variable NQ_KERNEL, else auto",
-       std::nullopt, {"auto", "join", "avx512", "avx2", "scalar", "reference"}},
+       std::nullopt,
+       {"auto", "join", "avx512", "avx2", "scalar", "reference"}},
       {"count", "--split-depth", &a.count.split_rows,
        "top rows fixed to split each canonical class into more, smaller subproblems (default: by "
        "n)",
@@ -132,56 +140,93 @@ std::vector<OptionRow> option_table(Args& a) {
        "solution line per n, in order"},
       {"table", "-n,--n", &a.table.n, "print only this n", std::pair{1LL, 27LL}},
       {"table", "--json", &a.table.json, "print the table as JSON"},
-      {"orbit", "-p,--perm", &a.orbit.perm,
+      {"orbit",
+       "-p,--perm",
+       &a.orbit.perm,
        "the permutation, 1-based and comma-separated: p_i is the row of the queen in column i "
-       "(e.g. 2,4,1,3)", std::nullopt, {}, true},
+       "(e.g. 2,4,1,3)",
+       std::nullopt,
+       {},
+       true},
       {"orbit", "--json", &a.orbit.json, "print the result as one JSON object"},
-      {"edit", "-p,--perm", &a.edit.perm, "the permutation, 1-based and comma-separated",
-       std::nullopt, {}, true},
+      {"edit",
+       "-p,--perm",
+       &a.edit.perm,
+       "the permutation, 1-based and comma-separated",
+       std::nullopt,
+       {},
+       true},
       {"edit", "--inc", &a.edit.inc,
        "R,C: add a queen in the gaps R and C (half-integers 0.5 .. n+0.5)"},
       {"edit", "--del", &a.edit.del, "R,C: remove the queen at row R, column C (whole numbers)"},
       {"edit", "--mov", &a.edit.mov,
        "R,C,R2,C2: move the queen at (R, C) to the gaps (R2, C2), given before any change"},
       {"edit", "--json", &a.edit.json, "print the result as one JSON object"},
-      {"orbits", "-n,--n", &a.orbits.n, "board size", std::pair{1LL, (long long)kMaxOrbitsN}, {},
+      {"orbits",
+       "-n,--n",
+       &a.orbits.n,
+       "board size",
+       std::pair{1LL, (long long)kMaxOrbitsN},
+       {},
        true},
-      {"orbits", "--method", &a.orbits.method, method_help.c_str(), std::nullopt,
+      {"orbits",
+       "--method",
+       &a.orbits.method,
+       method_help.c_str(),
+       std::nullopt,
        {"enumerate", "algebraic"}},
       {"orbits", "--json", &a.orbits.json, "print the result as one JSON object"},
       {"list", "-n,--n", &a.list.n, "board size", std::pair{1LL, (long long)kMaxCountN}, {}, true},
       {"list", "--unique", &a.list.unique,
        "only the canonical representative (least member) of each orbit"},
-      {"list", "--format", &a.list.format,
+      {"list",
+       "--format",
+       &a.list.format,
        "perm (1-based rows, comma-separated) or board (n lines of . and Q, a blank line after)",
-       std::nullopt, {"perm", "board"}},
+       std::nullopt,
+       {"perm", "board"}},
       {"list", "--limit", &a.list.limit, "stop after this many solutions",
        std::pair{1LL, (long long)INT_MAX}},
-      {"count", "--numa", &a.count.numa,
+      {"count",
+       "--numa",
+       &a.count.numa,
        "auto: one task arena per NUMA node, threads pinned to its CPUs, memory on the node; "
        "off: one unpinned arena",
-       std::nullopt, {"auto", "off"}},
+       std::nullopt,
+       {"auto", "off"}},
       {"count", "--task-stats", &a.count.task_stats,
        "write one CSV row per subproblem (id,nodes,seconds,estimate) to this file, for "
        "'nqcount simulate' (times every subproblem: slightly slower)"},
       {"topology", "-t,--threads", &a.topology.threads,
        "plan for this many threads (default: every hardware thread)", std::pair{1LL, max_threads}},
-      {"topology", "--numa", &a.topology.numa, "auto: one arena per NUMA node; off: one arena",
-       std::nullopt, {"auto", "off"}},
+      {"topology",
+       "--numa",
+       &a.topology.numa,
+       "auto: one arena per NUMA node; off: one arena",
+       std::nullopt,
+       {"auto", "off"}},
       {"topology", "--json", &a.topology.json, "print one JSON object"},
       {"simulate", "stats", &a.simulate.stats, "the --task-stats CSV file", std::nullopt, {}, true},
-      {"simulate", "-p,--procs", &a.simulate.procs, "simulated worker threads",
-       std::pair{1LL, max_threads}, {}, true},
+      {"simulate",
+       "-p,--procs",
+       &a.simulate.procs,
+       "simulated worker threads",
+       std::pair{1LL, max_threads},
+       {},
+       true},
       {"simulate", "--node-cores", &a.simulate.node_cores,
        "cores per simulated NUMA node (the workers fill nodes of this size)",
        std::pair{1LL, max_threads}},
       {"simulate", "--serial-seconds", &a.simulate.serial_seconds,
        "seconds the run spends before counting (its JSON setup_seconds), added to the "
        "prediction: the whole run's speedup (default 0: the parallel phase only)"},
-      {"simulate", "--cost", &a.simulate.cost,
+      {"simulate",
+       "--cost",
+       &a.simulate.cost,
        "seconds: each task's measured seconds; nodes: its nodes times the profile's mean seconds "
        "per node (immune to timing noise such as a virtual machine's stolen time)",
-       std::nullopt, {"seconds", "nodes"}},
+       std::nullopt,
+       {"seconds", "nodes"}},
       {"simulate", "--json", &a.simulate.json, "print one JSON object"},
       {"count", "--memory-limit", &a.count.memory_limit,
        "SIZE: refuse, before it starts, a count whose estimated peak memory (the plan, the "

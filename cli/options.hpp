@@ -25,7 +25,7 @@ struct CountArgs {
   bool no_progress = false;
   std::string kernel;  // empty: not given, use $NQ_KERNEL or "auto"
   int split_rows = -1;
-  std::string algo = "search";  // search (the engine) or dp (the Rivin-Zabih cross-check)
+  std::string algo = "search";    // search (the engine) or dp (the Rivin-Zabih cross-check)
   std::string checkpoint;         // journal file; empty: none
   int checkpoint_every = 30;      // seconds between journal flushes
   std::vector<std::string> argv;  // the command line as typed, for the "resume with" hint

@@ -1,8 +1,6 @@
 // The algebra commands (`orbit`, `edit`, `orbits`, `list`, `count --algo dp`) run as a user
 // runs them: exit codes, stderr, JSON, and `list` into a closed pipe.
 #include <gtest/gtest.h>
-
-#include "cli_runner.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,17 +15,17 @@
 #include <string>
 #include <vector>
 
+#include "cli_runner.hpp"
 #include "known.hpp"
 
 namespace {
 
-using nq::test::nqcount;
 using nq::test::expect_usage_error;
+using nq::test::nqcount;
 using nq::test::Outcome;
 using nq::test::read_file;
 using nq::test::shell;
 using nq::test::temp_path;
-
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;

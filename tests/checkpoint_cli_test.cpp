@@ -1,8 +1,6 @@
 // --checkpoint from the command line: real SIGINT / SIGTERM, the printed resume command, and
 // refused journals. Runs the real binary (NQCOUNT_BIN).
 #include <gtest/gtest.h>
-
-#include "cli_runner.hpp"
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +14,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "cli_runner.hpp"
 
 namespace {
 

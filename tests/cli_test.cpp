@@ -1,7 +1,5 @@
 // The nqcount command line, run as a user runs it: exit codes, stderr, JSON.
 #include <gtest/gtest.h>
-
-#include "cli_runner.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,17 +9,17 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli_runner.hpp"
 #include "kernels.hpp"
 
 namespace {
 
-using nq::test::nqcount;
 using nq::test::expect_usage_error;
+using nq::test::nqcount;
 using nq::test::Outcome;
 using nq::test::read_file;
 using nq::test::shell;
 using nq::test::temp_path;
-
 
 TEST(Cli, BadInputExitsTwoWithOneLine) {
   for (const char* a : {"--n 0", "--n -3", "--n abc", "--n 33", "--n 99999999999", "--threads 0",

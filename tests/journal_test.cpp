@@ -3,8 +3,6 @@
 #include "journal.hpp"
 
 #include <gtest/gtest.h>
-
-#include "cli_runner.hpp"
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +13,7 @@
 #include <set>
 #include <thread>
 
+#include "cli_runner.hpp"
 #include "cost.hpp"
 #include "engine.hpp"
 #include "kernels.hpp"
@@ -26,7 +25,9 @@ using namespace std::chrono_literals;
 
 using test::temp_path;
 
-std::string read_bytes(const std::string& path) { return test::read_file(path); }
+std::string read_bytes(const std::string& path) {
+  return test::read_file(path);
+}
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }

@@ -1,8 +1,6 @@
 // nqcount-mpi under mpirun on this machine: the same counts as nqcount at 2 and 3 ranks, and
 // checkpoints that either program resumes. Built only when MPI is found.
 #include <gtest/gtest.h>
-
-#include "cli_runner.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +10,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "cli_runner.hpp"
 
 namespace {
 

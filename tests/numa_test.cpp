@@ -3,8 +3,6 @@
 // and HWLOC_THISSYSTEM=1 in its environment (hwloc then binds threads to the fake nodes' CPUs
 // for real, where this machine has those CPUs).
 #include <gtest/gtest.h>
-
-#include "cli_runner.hpp"
 #include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +17,7 @@
 #include <sstream>
 #include <string>
 
+#include "cli_runner.hpp"
 #include "engine.hpp"
 
 namespace {
