@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "frontend.hpp"
+#include "kernels.hpp"
 
 namespace nq {
 namespace {
@@ -66,21 +67,14 @@ std::uint64_t estimate_cost(const Subproblem& s, int probe_rows) {
 constexpr double kJoinTaskCost = 13000, kJoinPairsPerLeaf = 5000, kJoinPlacementScale = 0.75;
 
 std::uint64_t estimate_join_cost(const Subproblem& s, int probe_rows) {
-  // The kernel's cut (join.hpp): the lowest rows/2 free columns are the west half.
+  // The kernel's cut (kernels.hpp, join_west_columns).
   const Mask free_cols = s.full & ~s.cols;
   if (s.rows < 4 || std::popcount(free_cols) != s.rows) return estimate_cost(s, probe_rows);
-  Mask west = 0, rest = free_cols;
-  for (int k = 0; k < s.rows / 2; ++k) {
-    const Mask bit = rest & (0u - rest);
-    west |= bit;
-    rest ^= bit;
-  }
-  const Mask east = free_cols & ~west;
+  const Mask west = join_west_columns(s), east = free_cols & ~west;
   int rows[2][kMaxN], count[2] = {0, 0};
   Mask squares[2][kMaxN];
   for (int i = 0; i < s.rows; ++i) {
-    const Mask l = i < 32 ? s.ld << i : 0, r = i < 32 ? s.rd >> i : 0;
-    const Mask allowed = s.full & ~(s.cols | l | r | s.blocked[i]);
+    const Mask allowed = open_row_squares(s, i);
     const bool in_west = (allowed & west) != 0, in_east = (allowed & east) != 0;
     if (in_west == in_east) {
       if (!in_west) return 1;               // a row with no free square: nothing to count

@@ -101,12 +101,31 @@ inline std::uint64_t crossing_bits(const Board& b, int row, int c) {
   return p;
 }
 
-// The bits of `set` at the positions of `among`, packed to the bottom (what BMI2's PEXT does).
-inline std::uint32_t pack_bits(std::uint32_t set, std::uint32_t among) {
-  std::uint32_t packed = 0;
-  for (std::uint32_t out = 1; among; among &= among - 1, out <<= 1)
-    if (set & among & (0u - among)) packed |= out;
+// The bits of x at the positions of mask, packed to the bottom (BMI2's PEXT in the AVX-512
+// build, a loop elsewhere).
+inline std::uint64_t extract_bits(std::uint64_t x, std::uint64_t mask) {
+#ifdef NQ_JOIN_AVX512
+  return _pext_u64(x, mask);
+#else
+  std::uint64_t packed = 0;
+  for (std::uint64_t out = 1; mask; mask &= mask - 1, out <<= 1)
+    if (x & mask & (0 - mask)) packed |= out;
   return packed;
+#endif
+}
+
+// A counting sort of n items into `buckets` by key(i): start[k] is where bucket k begins
+// (start has buckets + 1 entries), and place(i, at) puts item i at position `at`.
+template <class Key, class Place>
+void counting_sort(std::size_t n, std::uint32_t buckets, std::vector<std::uint32_t>& start, Key key,
+                   Place place) {
+  start.assign(buckets + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) ++start[key(i) + 1];
+  for (std::uint32_t k = 0; k < buckets; ++k) start[k + 1] += start[k];
+  // Fill with a moving cursor per bucket, then restore the starts.
+  for (std::size_t i = 0; i < n; ++i) place(i, start[key(i)]++);
+  for (std::uint32_t k = buckets; k > 0; --k) start[k] = start[k - 1];
+  start[0] = 0;
 }
 
 // Enumerates the placements of one half (columns `half`, one queen each) over the open rows,
@@ -146,7 +165,9 @@ inline std::uint64_t enumerate_half(const Board& b, Mask half, bool east, std::v
     if (d == rows) {
       if (out.size() >= kJoinMaxLeaves) return kOverflow;
       const std::uint32_t east_rows = east ? f.row_set : (b.all_rows & ~f.row_set);
-      out.push_back({f.pattern, b.open_rows ? colex_rank(pack_bits(east_rows, b.open_rows)) : 0});
+      // Only ever called with open rows (count_join handles the settled case itself).
+      out.push_back({f.pattern,
+                     colex_rank(static_cast<std::uint32_t>(extract_bits(east_rows, b.open_rows)))});
       --d;
       continue;
     }
@@ -235,7 +256,7 @@ inline bool enumerate_part(const int* row_of, const Mask* squares, int count, Ma
     const Mask nc = cols[d] | bit;
     if (d + 1 == count) {
       if (out.size() >= kJoinMaxParts) return false;
-      out.push_back({na, nm, np, contiguous ? nc >> low : pack_bits(nc, half)});
+      out.push_back({na, nm, np, contiguous ? nc >> low : extract_bits(nc, half)});
       continue;
     }
     const int gap = row_of[d + 1] - row;
@@ -362,21 +383,16 @@ inline std::uint64_t join_settled_half(const Board& b, Mask half, std::vector<st
     if (!enumerate_part(row_of + top, squares + top, k - top, half, bits + top, hs.bottom))
       return kOverflow;
     const std::size_t nb = hs.bottom.size();
-    hs.start.assign(buckets + 1, 0);
-    for (const Part& q : hs.bottom) ++hs.start[q.cols + 1];
-    for (std::uint32_t i = 0; i < buckets; ++i) hs.start[i + 1] += hs.start[i];
     hs.sorted.anti.resize(nb);
     hs.sorted.main.resize(nb);
     hs.sorted.pattern.resize(nb);
-    for (std::size_t i = 0; i < nb; ++i) {
-      const Part& q = hs.bottom[i];
-      const std::uint32_t at = hs.start[q.cols]++;
-      hs.sorted.anti[at] = q.anti;
-      hs.sorted.main[at] = q.main;
-      hs.sorted.pattern[at] = q.pattern;
-    }
-    for (std::uint32_t i = buckets; i > 0; --i) hs.start[i] = hs.start[i - 1];
-    hs.start[0] = 0;
+    counting_sort(
+        nb, buckets, hs.start, [&](std::size_t i) { return hs.bottom[i].cols; },
+        [&](std::size_t i, std::uint32_t at) {
+          hs.sorted.anti[at] = hs.bottom[i].anti;
+          hs.sorted.main[at] = hs.bottom[i].main;
+          hs.sorted.pattern[at] = hs.bottom[i].pattern;
+        });
     hs.remember(b, half, k, top, row_of, squares);
   }
   // The join.
@@ -572,18 +588,6 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, 
   return total;
 }
 
-// The bits of x at the positions of mask, packed to the bottom (BMI2's PEXT where available).
-inline std::uint64_t extract_bits(std::uint64_t x, std::uint64_t mask) {
-#ifdef NQ_JOIN_AVX512
-  return _pext_u64(x, mask);
-#else
-  std::uint64_t packed = 0;
-  for (std::uint64_t out = 1; mask; mask &= mask - 1, out <<= 1)
-    if (x & mask & (0 - mask)) packed |= out;
-  return packed;
-#endif
-}
-
 // Scratch for the sieve below.
 struct SieveScratch {
   std::vector<std::uint64_t> a, b, slices;
@@ -594,21 +598,11 @@ struct SieveScratch {
 // Counting-sorts patterns by their bits under `cut` (2^c groups), each stored without them.
 inline void sieve_sort(const std::uint64_t* p, std::size_t n, std::uint64_t cut, std::uint64_t keep,
                        int c, std::vector<std::uint64_t>& out, std::vector<std::uint32_t>& start) {
-  const std::uint32_t groups = 1u << c;
-  start.assign(groups + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) ++start[extract_bits(p[i], cut) + 1];
-  for (std::uint32_t g = 0; g < groups; ++g) start[g + 1] += start[g];
   out.resize(n);
-  for (std::size_t i = 0; i < n; ++i)
-    out[start[extract_bits(p[i], cut)]++] = extract_bits(p[i], keep);
-  for (std::uint32_t g = groups; g > 0; --g) start[g] = start[g - 1];
-  start[0] = 0;
-}
-
-template <int W>
-std::uint64_t count_sliced(const std::uint64_t* a, std::size_t na, const Range* visit,
-                           std::size_t visits, int bits, std::vector<std::uint64_t>& slices) {
-  return count_disjoint_sliced<W>(a, na, visit, visits, bits, slices);
+  counting_sort(
+      n, 1u << c, start,
+      [&](std::size_t i) { return static_cast<std::uint32_t>(extract_bits(p[i], cut)); },
+      [&](std::size_t i, std::uint32_t at) { out[at] = extract_bits(p[i], keep); });
 }
 
 // Pairs (x in a, y in b) with x & y == 0. The smaller side is sliced, the larger one visits
@@ -644,8 +638,8 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
     while (c < 8 && (na >> (c + 1)) >= 512) ++c;
   if (c == 0) {
     const Range all{b, nb};
-    if (na <= 256) return count_sliced<4>(a, na, &all, 1, bits, sc.slices);
-    return count_sliced<8>(a, na, &all, 1, bits, sc.slices);
+    if (na <= 256) return count_disjoint_sliced<4>(a, na, &all, 1, bits, sc.slices);
+    return count_disjoint_sliced<8>(a, na, &all, 1, bits, sc.slices);
   }
   // Occupancy of each diagonal, from an evenly spaced sample of 1024 members per side (the
   // choice of cuts needs only rough frequencies; exact counts cost as much as the sieve saves).
@@ -683,10 +677,10 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
     if (sc.visit.empty()) continue;
     const std::size_t size = a1 - a0;
     const int rest = bits - c;
-    total += size <= 256 ? count_sliced<4>(sc.a.data() + a0, size, sc.visit.data(), sc.visit.size(),
-                                           rest, sc.slices)
-                         : count_sliced<8>(sc.a.data() + a0, size, sc.visit.data(), sc.visit.size(),
-                                           rest, sc.slices);
+    total += size <= 256 ? count_disjoint_sliced<4>(sc.a.data() + a0, size, sc.visit.data(),
+                                                    sc.visit.size(), rest, sc.slices)
+                         : count_disjoint_sliced<8>(sc.a.data() + a0, size, sc.visit.data(),
+                                                    sc.visit.size(), rest, sc.slices);
   }
   return total;
 }
@@ -702,14 +696,10 @@ struct Scratch {
 
 inline void bucket(const std::vector<Leaf>& leaves, std::uint32_t buckets,
                    std::vector<std::uint32_t>& start, std::vector<std::uint64_t>& sorted) {
-  start.assign(buckets + 1, 0);
-  for (const Leaf& l : leaves) ++start[l.rank + 1];
-  for (std::uint32_t i = 0; i < buckets; ++i) start[i + 1] += start[i];
   sorted.resize(leaves.size());
-  // Fill with a moving cursor per bucket (start[i] is restored afterwards).
-  for (const Leaf& l : leaves) sorted[start[l.rank]++] = l.pattern;
-  for (std::uint32_t i = buckets; i > 0; --i) start[i] = start[i - 1];
-  start[0] = 0;
+  counting_sort(
+      leaves.size(), buckets, start, [&](std::size_t i) { return leaves[i].rank; },
+      [&](std::size_t i, std::uint32_t at) { sorted[at] = leaves[i].pattern; });
 }
 
 }  // namespace join_detail
@@ -726,21 +716,10 @@ Tally count_join(const Subproblem& s, Fallback&& fallback) {
   b.rows = rows;
   b.all_rows = rows == 32 ? ~0u : (1u << rows) - 1;
   for (int i = 0; i < rows; ++i) {
-    const Mask l = i < 32 ? (s.ld << i) : 0, r = i < 32 ? (s.rd >> i) : 0;
-    b.allowed[i] = s.full & ~(s.cols | l | r | s.blocked[i]);
+    b.allowed[i] = open_row_squares(s, i);
     if (b.allowed[i] == 0) return {0, 0};
   }
-  // West: the lowest rows/2 free columns; east: the rest.
-  Mask west = 0;
-  {
-    Mask rest = free_cols;
-    for (int k = 0; k < rows / 2; ++k) {
-      const Mask bit = rest & (0u - rest);
-      west |= bit;
-      rest ^= bit;
-    }
-  }
-  const Mask east = free_cols & ~west;
+  const Mask west = join_west_columns(s), east = free_cols & ~west;
   b.last_west = 31 - std::countl_zero(west);
   b.first_east = std::countr_zero(east);
   b.window = rows - (b.first_east - b.last_west);

@@ -53,6 +53,17 @@ inline constexpr std::size_t kJoinMaxParts = std::size_t{1} << 18;
 inline constexpr std::size_t kJoinScratchBytes =
     kJoinMaxLeaves * (2 * 16 + 2 * 8 + 2 * 16 + 2 * 8 + 2 * 4) + kJoinMaxParts * (4 * 32 + 2 * 24) +
     (std::size_t{1} << 20);
+// The join's cut of a subproblem into halves: its lowest rows/2 free columns are the west half,
+// the other free columns the east one. The cost estimate (engine/cost.cpp) follows the same cut.
+inline Mask join_west_columns(const Subproblem& s) {
+  Mask west = 0, rest = s.full & ~s.cols;
+  for (int k = 0; k < s.rows / 2; ++k) {
+    const Mask bit = rest & (0u - rest);
+    west |= bit;
+    rest ^= bit;
+  }
+  return west;
+}
 void count_join_scalar(std::span<const Subproblem> in, std::span<Tally> out);
 void count_join_avx512(std::span<const Subproblem> in, std::span<Tally> out);
 // The join's pair counter on its own, for tests: pairs (x in a, y in b) with x & y == 0, for

@@ -23,6 +23,11 @@ struct Subproblem {
   Mask blocked[kMaxN] = {};       // per open row: squares the fixed queens forbid
 };
 
+// The free squares of open row i (0 <= i < s.rows) before any queen of the open rows is placed.
+inline Mask open_row_squares(const Subproblem& s, int i) {
+  return s.full & ~(s.cols | (s.ld << i) | (s.rd >> i) | s.blocked[i]);
+}
+
 // What counting one subproblem yields. `nodes` counts queen placements (search-tree nodes
 // below the subproblem's root); a completed board counts as one solution.
 struct Tally {
