@@ -228,18 +228,18 @@ std::future<Expected<Topology>> start_reading_topology(const CountConfig& config
 // (cost.hpp), in the same arena: a second arena would wait again for its worker threads to
 // arrive (1 to 3 ms each time on this VM). With `defer_fixed_counts`, a row-split plan comes
 // without its Burnside terms (the caller computes them beside the count).
-Plan plan_for(const CountConfig& config, int threads, std::vector<std::uint64_t>* costs = nullptr,
-              bool defer_fixed_counts = false) {
+// `kernel` is what checked_kernel() returned (nullptr: the classic route).
+Plan plan_for(const CountConfig& config, const Kernel* kernel, int threads,
+              std::vector<std::uint64_t>* costs = nullptr, bool defer_fixed_counts = false) {
   const int split = config.split_rows >= 0 ? config.split_rows : default_split_rows(config.n);
   tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
                           static_cast<std::size_t>(threads));
   tbb::task_arena arena(threads);
-  const Kernel* kernel = resolve_kernel(config);
   Plan plan;
   arena.execute([&] {
-    if (config.kernel == "reference")
+    if (!kernel)
       plan = plan_classic(config.n, split);
-    else if (kernel && kernel->name == "join")
+    else if (kernel->name == "join")
       plan = plan_rowsplit(config.n, !defer_fixed_counts);
     else
       plan = plan_canonical(config.n, split);
@@ -464,7 +464,7 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   // row-split plan's Burnside terms (a whole-board search of a few percent of the count) are
   // computed beside the count rather than before it.
   std::vector<std::uint64_t> costs;
-  Plan plan = plan_for(config, result.threads, &costs, /*defer_fixed_counts=*/true);
+  Plan plan = plan_for(config, kernel, result.threads, &costs, /*defer_fixed_counts=*/true);
   result.classes = plan.classes;
   result.split_rows = plan.split_rows;
   result.subproblems_total = plan.subproblems.size();
@@ -530,7 +530,7 @@ Expected<Plan> make_plan(const CountConfig& config) {
   const auto checked = checked_kernel(config);
   if (!checked) return checked.error();
   if (config.n < 4) return Error{"a plan needs n >= 4, got " + std::to_string(config.n)};
-  return plan_for(config, config.threads > 0 ? config.threads : hardware_threads());
+  return plan_for(config, *checked, config.threads > 0 ? config.threads : hardware_threads());
 }
 
 Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan,
