@@ -297,6 +297,10 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
 
   // The arenas reserve no slot for the calling thread, which only waits: the T workers are
   // exactly the plan's threads, and global_control lets TBB create them (it counts the caller).
+  // (Tried on this VM and dropped: the caller as one of the T in a slot reserved for it, where
+  // TBB then often left the other slot empty for the whole of a 0.04 s count; and making the
+  // row-split plan on a thread of its own while TBB starts, which slowed TBB's start-up by more
+  // than the 0.8 ms it hid.)
   tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
                           static_cast<std::size_t>(numa.threads) + 1);
 
