@@ -213,6 +213,22 @@ TEST(Numa, ScalingScriptWritesCsvAndPlot) {
   }
   EXPECT_EQ(rows, 3);
   EXPECT_GT(std::filesystem::file_size(dir + "/scaling.png"), 1000u);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/ceiling.csv"));  // only with --ceiling
+  // --ceiling: T independent one-thread copies at once, their throughput against one copy.
+  const Outcome c =
+      shell(script("scaling") + " --n 9 --threads 2,3 --repeat 1 --ceiling --out " + dir);
+  ASSERT_EQ(c.status, 0) << c.err;
+  std::istringstream ceiling(read_text(dir + "/ceiling.csv"));
+  std::getline(ceiling, line);
+  EXPECT_EQ(line, "n,threads,seconds,ceiling");
+  rows = 0;
+  while (std::getline(ceiling, line)) {
+    EXPECT_EQ(line.rfind("9," + std::to_string(rows + 2) + ",", 0), 0u) << line;
+    const double value = std::stod(line.substr(line.rfind(',') + 1));
+    EXPECT_GT(value, 0.0) << line;  // a sum of t1 / t_k over the copies
+    ++rows;
+  }
+  EXPECT_EQ(rows, 2);
   for (const char* bad : {"--n 9 --threads 1,x --out /tmp", "--n 9 --threads 1", "--bogus"}) {
     const Outcome b = shell(script("scaling") + " " + bad);
     EXPECT_EQ(b.status, 2) << bad;
