@@ -49,18 +49,10 @@ std::uint64_t kernel_scratch_bytes(const Kernel* kernel, int n) {
   if (!kernel || kernel->name != "join") return 0;
   // The join's row-split subproblems keep, per thread, both halves' placements (8 bytes each,
   // grown by doubling, and the sieve's 8-byte copies) and the halves' top and bottom parts (32
-  // bytes each, and 24 per sorted bottom one). The largest half of any subproblem, measured
-  // (maxima over every subproblem): 132, 570, 2956, 17506, 108402 placements at n = 12, 14,
-  // 16, 18, 20, and 20960 at n = 19; parts 44600 at n = 20. Growth about 2.45x per n: the
-  // bound below is 4x the n = 20 figures scaled by that, capped where the kernel gives a
-  // subproblem to the search instead (kJoinMaxLeaves, kJoinMaxParts).
-  const long double growth = std::pow(2.45L, static_cast<long double>(n - 20));
-  const auto bound = [&](long double at20, std::size_t cap) {
-    return static_cast<std::uint64_t>(
-        std::min<long double>(static_cast<long double>(cap), std::ceil(4 * at20 * growth)));
-  };
-  const std::uint64_t leaves = bound(108402, kJoinMaxLeaves);
-  const std::uint64_t parts = bound(44600, kJoinMaxParts);
+  // bytes each, and 24 per sorted bottom one): 4x the measured largest (join_scratch_sizes),
+  // capped where the kernel gives a subproblem to the search instead.
+  const JoinScratchSizes bound = join_scratch_sizes(n, 4.0);
+  const std::uint64_t leaves = bound.leaves, parts = bound.parts;
   return std::min<std::uint64_t>(kJoinScratchBytes,
                                  leaves * 2 * (16 + 8) + parts * 2 * (2 * 32 + 24) + (1u << 20));
 }

@@ -5,6 +5,7 @@
 // from a queue of subproblems; the scalar kernel simply loops.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -53,6 +54,21 @@ inline constexpr std::size_t kJoinMaxParts = std::size_t{1} << 18;
 inline constexpr std::size_t kJoinScratchBytes =
     kJoinMaxLeaves * (2 * 16 + 2 * 8 + 2 * 16 + 2 * 8 + 2 * 4) + kJoinMaxParts * (4 * 32 + 2 * 24) +
     (std::size_t{1} << 20);
+// The largest half-board (placements) and the largest part of one (join.hpp) over a row-split
+// plan, at the scale measured: maxima over every subproblem of 132, 570, 2956, 17506, 108402
+// placements at n = 12, 14, 16, 18, 20 (20960 at n = 19), and 44600 parts at n = 20, growing
+// about 2.45x per n; extrapolated from n = 20 by that growth. The memory estimate bounds the
+// scratch by 4x these (engine/memory.cpp); the kernel reserves these up front (join.hpp).
+struct JoinScratchSizes {
+  std::size_t leaves = 0, parts = 0;
+};
+inline JoinScratchSizes join_scratch_sizes(int n, double margin = 1.0) {
+  const double growth = margin * std::pow(2.45, n - 20);
+  auto scaled = [&](double at20, std::size_t cap) {
+    return static_cast<std::size_t>(std::min(static_cast<double>(cap), std::ceil(at20 * growth)));
+  };
+  return {scaled(108402, kJoinMaxLeaves), scaled(44600, kJoinMaxParts)};
+}
 // The join's cut of a subproblem into halves: its lowest rows/2 free columns are the west half,
 // the other free columns the east one. The cost estimate (engine/cost.cpp) follows the same cut.
 inline Mask join_west_columns(const Subproblem& s) {
