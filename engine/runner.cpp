@@ -60,9 +60,10 @@ struct alignas(64) RangeWord {
 // share a position, except while a thief carries a stolen range from the victim's word to its
 // own (below). Every change to a non-empty word is a compare-and-swap of the whole word:
 //   - the owner claims [b, b + c) by b,e -> b+c,e;
-//   - a thief takes [mid, e) by b,e -> b,mid (b <= mid < e: never a claimed position, since
-//     those lie before b), then stores mid,e into its own word, which is empty: nobody else
-//     writes an empty word (a thief's compare-and-swap expects a non-empty value and fails).
+//   - a thief takes the front [b, mid) by b,e -> mid,e, or the back [mid, e) by b,e -> b,mid
+//     (cut_for_steal: never a claimed position, since those lie before b), then stores its part
+//     into its own word, which is empty: nobody else writes an empty word (a thief's
+//     compare-and-swap expects a non-empty value, and fails).
 // So each position leaves the ranges once, through one successful compare-and-swap, and is
 // counted once. A stale value that matches again (ABA: a range stolen away and back) is
 // harmless: what the thief computes depends on the value alone, which is then current. While a
@@ -286,8 +287,8 @@ Plan plan_for(const CountConfig& config, const Kernel* kernel, int threads,
   return plan;
 }
 
-// Worker `me`: claims from the front of its own range; when that is empty, steals the back half
-// of the richest range (its node's first, then any node's: schedule.hpp), which becomes its own.
+// Worker `me`: claims from the front of its own range; when that is empty, steals half of the
+// richest range (its node's first, then any node's: schedule.hpp), which becomes its own.
 // WorkRanges has the invariants that make the compare-and-swaps below enough.
 void work(WorkRanges& work_ranges, std::size_t me, const Counter& counter, Monitor* monitor,
           WorkerTally& tally) {
@@ -329,10 +330,11 @@ void work(WorkRanges& work_ranges, std::size_t me, const Counter& counter, Monit
     seen = theirs.load(std::memory_order_relaxed);
     const auto [b, e] = unpack_range(seen);
     if (b >= e) continue;  // emptied since the scan: choose again
-    const std::size_t mid = steal_split(layout.after, b, e);
-    if (!theirs.compare_exchange_strong(seen, pack_range(b, mid), std::memory_order_relaxed))
+    const StealCut cut = cut_for_steal(layout, b, e);
+    if (!theirs.compare_exchange_strong(seen, pack_range(cut.victim_begin, cut.victim_end),
+                                        std::memory_order_relaxed))
       continue;  // it moved meanwhile: choose again
-    mine.store(pack_range(mid, e), std::memory_order_relaxed);
+    mine.store(pack_range(cut.thief_begin, cut.thief_end), std::memory_order_relaxed);
     own_range = false;
   }
 }

@@ -105,8 +105,9 @@ std::size_t steal_split(const std::vector<double>& after, std::size_t begin, std
       lo = mid + 1;
   }
   // lo: the largest back part with at most half (or the last position alone, if even that is
-  // more). One position more is nearer half only if it beats it strictly; never the whole range
-  // (the owner keeps at least its front position: a range of two or more is shared).
+  // more). One position more is nearer half only if it beats it strictly; neither part is ever
+  // the whole range (a range of two or more is shared). The front part [begin, mid) holds the
+  // rest, so it is just as near half.
   const double smaller = after[lo] - after[end];
   if (lo - 1 > begin && (after[lo - 1] - after[end]) - half < half - smaller) return lo - 1;
   return lo;
@@ -116,6 +117,13 @@ int WorkLayout::node_at(std::size_t position) const {
   // node_begin is ascending; nodes are few.
   const auto it = std::upper_bound(node_begin.begin(), node_begin.end(), position);
   return static_cast<int>(it - node_begin.begin()) - 1;
+}
+
+StealCut cut_for_steal(const WorkLayout& layout, std::size_t begin, std::size_t end) {
+  if (end - begin == 1) return {begin, end, end, end};
+  const std::size_t mid = steal_split(layout.after, begin, end);
+  if (layout.steal_front) return {begin, mid, mid, end};
+  return {mid, end, begin, mid};
 }
 
 WorkLayout lay_out_work(const std::vector<std::uint32_t>& order, const std::vector<double>& costs,
@@ -139,6 +147,7 @@ WorkLayout lay_out_work(const std::vector<std::uint32_t>& order, const std::vect
   }
   layout.range_begin.push_back(layout.ids.size());
   layout.after = suffix_costs(layout.ids, costs);
+  layout.steal_front = !keep_order;
   return layout;
 }
 
@@ -182,17 +191,18 @@ SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, 
   while (!free_at.empty()) {
     const auto [now, w] = free_at.top();
     free_at.pop();
-    if (begin[w] >= end[w]) {  // empty: steal the back half of the richest range
+    if (begin[w] >= end[w]) {  // empty: steal half of the richest range
       const int victim = range_to_steal(layout, layout.node_of[w], left_of);
       if (victim < 0) {  // nothing left anywhere: this worker is done
         run.makespan = std::max(run.makespan, now);
         continue;
       }
       const auto v = static_cast<std::size_t>(victim);
-      const std::size_t mid = steal_split(layout.after, begin[v], end[v]);
-      begin[w] = mid;
-      end[w] = end[v];
-      end[v] = mid;
+      const StealCut cut = cut_for_steal(layout, begin[v], end[v]);
+      begin[w] = cut.thief_begin;
+      end[w] = cut.thief_end;
+      begin[v] = cut.victim_begin;
+      end[v] = cut.victim_end;
       ++run.steals;
     }
     const std::size_t node = static_cast<std::size_t>(layout.node_at(begin[w]));

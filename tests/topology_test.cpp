@@ -237,7 +237,7 @@ TEST(Schedule, ThreadRangesInPlanOrderAreContiguousBlocksOfEqualCost) {
   EXPECT_TRUE(std::is_sorted(few.bounds.begin(), few.bounds.end()));
 }
 
-TEST(Schedule, StealTakesTheBackHalfOfTheWork) {
+TEST(Schedule, StealSplitsTheWorkInHalves) {
   const std::vector<double> costs(100, 1.0);
   const auto after = suffix_costs(iota_ids(100), costs);
   EXPECT_EQ(steal_split(after, 0, 100), 50u);   // half of equal tasks
@@ -270,6 +270,38 @@ TEST(Schedule, StealTakesTheBackHalfOfTheWork) {
       EXPECT_GT(mid, b);
     }
   }
+}
+
+TEST(Schedule, ThievesTakeTheLargestHalfOrTheOwnersFarSide) {
+  const std::vector<double> costs = {8, 4, 2, 1, 1, 6, 6};
+  // Largest first: the thief takes the front (the largest tasks left), the owner the rest.
+  WorkLayout lpt = lay_out_work(iota_ids(5), costs, {1}, false);
+  EXPECT_TRUE(lpt.steal_front);
+  StealCut c = cut_for_steal(lpt, 0, 5);  // 8 | 4 2 1 1
+  EXPECT_EQ(c.thief_begin, 0u);
+  EXPECT_EQ(c.thief_end, 1u);
+  EXPECT_EQ(c.victim_begin, 1u);
+  EXPECT_EQ(c.victim_end, 5u);
+  c = cut_for_steal(lpt, 1, 5);  // claimed: position 0; of 4 2 1 1, 4 | 2 1 1 (a tie)
+  EXPECT_EQ(c.thief_begin, 1u);
+  EXPECT_EQ(c.thief_end, 2u);
+  EXPECT_EQ(c.victim_begin, 2u);
+  c = cut_for_steal(lpt, 4, 5);  // one position: the thief takes it, the owner keeps nothing
+  EXPECT_EQ(c.thief_begin, 4u);
+  EXPECT_EQ(c.thief_end, 5u);
+  EXPECT_GE(c.victim_begin, c.victim_end);
+  // Plan order: the thief takes the back, the owner goes on with its neighbours.
+  WorkLayout plan = lay_out_work(iota_ids(7), costs, {1}, true);
+  EXPECT_FALSE(plan.steal_front);
+  c = cut_for_steal(plan, 3, 7);  // of 1 1 6 6 (14): 1 1 6 | 6, the back part nearest 7
+  EXPECT_EQ(c.victim_begin, 3u);
+  EXPECT_EQ(c.victim_end, 6u);
+  EXPECT_EQ(c.thief_begin, 6u);
+  EXPECT_EQ(c.thief_end, 7u);
+  c = cut_for_steal(plan, 6, 7);
+  EXPECT_EQ(c.thief_begin, 6u);
+  EXPECT_EQ(c.thief_end, 7u);
+  EXPECT_GE(c.victim_begin, c.victim_end);
 }
 
 TEST(Schedule, RangeWorkIsPositiveForAnyNonEmptyRange) {
