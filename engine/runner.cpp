@@ -315,7 +315,7 @@ void work(WorkRanges& work_ranges, std::size_t me, const Counter& counter, Monit
       const int node = layout.node_at(b);
       const std::size_t stop = std::min(b + layout.chunk[static_cast<std::size_t>(node)], e);
       if (!mine.compare_exchange_weak(seen, pack_range(stop, e), std::memory_order_relaxed))
-        continue;  // a thief took the back meanwhile: look again
+        continue;  // a thief cut the range meanwhile: look again
       note_cpu();
       counter.count(work_ranges, b, stop, tally.part);
       if (node != home)
