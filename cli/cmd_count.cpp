@@ -203,7 +203,8 @@ int report_count(const CountArgs& args, const CountResult& r, const RankShares& 
                              {"pinned", a.pinned},
                              {"ran_on", a.ran_on},
                              {"subproblems", a.subproblems},
-                             {"helped", a.helped}});
+                             {"helped", a.helped},
+                             {"stolen", a.stolen}});
     j["verified"] = known ? nlohmann::json(match) : nlohmann::json(nullptr);
     if (!args.checkpoint.empty()) j["subproblems_resumed"] = r.subproblems_resumed;
     if (!ranks.subproblems.empty()) {

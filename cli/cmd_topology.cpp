@@ -100,6 +100,7 @@ int run_simulate(const SimulateArgs& args) {
     j["makespan_seconds"] = run.makespan;
     j["speedup"] = run.speedup;
     j["efficiency"] = run.efficiency;
+    j["steals"] = run.steals;
     std::cout << j.dump() << "\n";
     return 0;
   }

@@ -38,7 +38,8 @@ struct ArenaResult {
   bool pinned = false;            // every thread that entered it was bound to `cpus`
   std::vector<int> ran_on;        // the CPUs its threads were seen running on, ascending
   std::uint64_t subproblems = 0;  // counted by its threads
-  std::uint64_t helped = 0;       // of those, taken from another node's queue
+  std::uint64_t helped = 0;       // of those, taken from another node's share
+  std::uint64_t stolen = 0;       // of those, taken from another thread of the same node
 };
 
 struct CountResult {

@@ -1,7 +1,7 @@
 // The TBB runner: one task arena per NUMA node, its threads pinned to the node's CPUs, the
-// subproblems dealt to the nodes and claimed in chunks, the nodes helping each other at the end
-// (the policy is in schedule.hpp, the NUMA plan in topology.hpp). Every worker keeps its own
-// partial sums; they are joined once, at the end.
+// subproblems dealt to the nodes and to their threads, claimed in chunks, idle threads stealing
+// inside their node and then across nodes at the end (the policy is in schedule.hpp, the NUMA plan
+// in topology.hpp). Every worker keeps its own partial sums; they are joined once, at the end.
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/task_arena.h>
@@ -35,17 +35,50 @@
 namespace nq {
 namespace {
 
-// One NUMA node's share of the plan: its subproblems, dealt largest first, copied into memory
-// bound to the node; its threads claim chunks from the front with one atomic increment each.
-struct NodeQueue {
-  int node = -1;
-  std::vector<std::uint32_t> ids;  // plan indices, in claim order
-  // ids.size() subproblems copied to the node's memory, or null where nothing is placed: the
-  // workers then gather each claim from the plan (no serial copy of the whole plan first).
-  Subproblem* local = nullptr;
-  std::size_t chunk = 1;
-  std::vector<double> estimate_after;  // estimate_after[k]: estimated work of ids[k..]
-  alignas(64) std::atomic<std::size_t> next{0};
+// A thread's range of positions [begin, end) in the work layout, packed into one word so that
+// one compare-and-swap moves either end. Positions fit 32 bits: a plan of 2^32 subproblems of
+// 148 bytes (635 GB) is far past what the memory check lets a count hold.
+constexpr std::uint64_t pack_range(std::size_t begin, std::size_t end) {
+  return static_cast<std::uint64_t>(begin) << 32 | static_cast<std::uint64_t>(end);
+}
+constexpr std::pair<std::size_t, std::size_t> unpack_range(std::uint64_t range) {
+  return {static_cast<std::size_t>(range >> 32), static_cast<std::size_t>(range & 0xffffffffu)};
+}
+
+// One worker's range, on a cache line of its own: its owner claims at the front of it many
+// times per steal, and the thieves only read it while they look for a victim.
+struct alignas(64) RangeWord {
+  std::atomic<std::uint64_t> range{0};
+};
+
+// The work of a run (schedule.hpp's WorkLayout): every node's subproblems, laid out as one
+// range per thread, each node's part copied into memory bound to the node; and the range word
+// of every worker.
+//
+// The synchronisation is the range words alone. The invariant: the positions not yet claimed
+// are exactly the union of the non-empty ranges [begin, end) the words hold, and no two words
+// share a position, except while a thief carries a stolen range from the victim's word to its
+// own (below). Every change to a non-empty word is a compare-and-swap of the whole word:
+//   - the owner claims [b, b + c) by b,e -> b+c,e;
+//   - a thief takes the front [b, mid) by b,e -> mid,e, or the back [mid, e) by b,e -> b,mid
+//     (cut_for_steal: never a claimed position, since those lie before b), then stores its part
+//     into its own word, which is empty: nobody else writes an empty word (a thief's
+//     compare-and-swap expects a non-empty value, and fails).
+// So each position leaves the ranges once, through one successful compare-and-swap, and is
+// counted once. A stale value that matches again (ABA: a range stolen away and back) is
+// harmless: what the thief computes depends on the value alone, which is then current. While a
+// range is carried, another thief's scan may miss it and end its worker; but a thief empties a
+// victim only by taking its last position, so what is missed is one subproblem, which the
+// carrier counts. The words carry positions into arrays written before the workers start
+// (task_group::run orders that) and never after, so relaxed order suffices; the partial sums
+// and the task stats (one element per subproblem, written by its claimant) are read after the
+// arenas' task_group::wait.
+struct WorkRanges {
+  WorkLayout layout;
+  // Per node: its positions' subproblems on the node's own memory, or null where nothing is
+  // placed: the workers then gather each claim from the plan (no serial copy of the plan).
+  std::vector<Subproblem*> local;
+  std::unique_ptr<RangeWord[]> words;  // one per worker
 };
 
 // Checkpoint, resume and progress (engine/journal.hpp, engine/cost.hpp): which plan indices
@@ -96,7 +129,8 @@ bool covers_allowed_cpus(const std::vector<int>& cpus) {
 // and the CPUs it found itself on. A cache line of its own: neighbours are other threads.
 struct alignas(64) WorkerTally {
   Partial part;
-  std::uint64_t helped = 0;
+  std::uint64_t helped = 0;  // subproblems taken from another node's positions
+  std::uint64_t stolen = 0;  // subproblems of its own node taken from another thread's range
   std::vector<int> cpus_seen;
 };
 
@@ -117,24 +151,29 @@ class Counter {
           std::vector<TaskStat>* stats)
       : plan_(plan), kernel_(kernel), hooks_(hooks), monitor_(monitor), stats_(stats) {}
 
-  void count(const NodeQueue& q, std::size_t begin, std::size_t end, Partial& part) const {
+  // Counts the positions [begin, end) of one node's part of the layout.
+  void count(const WorkRanges& ranges, std::size_t begin, std::size_t end, Partial& part) const {
     constexpr std::size_t kBatch = 16;  // claim_size never exceeds it
     std::array<Tally, kBatch> tallies;
     std::array<FinishedSubproblem, kBatch> finished;
     const std::size_t m = end - begin;
-    // Unplaced queues are read from the plan through their ids, a claim at a time: a copy of a
+    // Unplaced nodes are read from the plan through their ids, a claim at a time: a copy of a
     // few kilobytes per claim in parallel, instead of a serial copy of the whole plan (8973
     // subproblems of 148 bytes at n = 16, whose fresh pages cost 3 to 4 ms on this VM) before
     // any counting could start.
     std::array<Subproblem, kBatch> gathered;
-    if (!q.local)
-      for (std::size_t i = 0; i < m; ++i) gathered[i] = plan_.subproblems[q.ids[begin + i]];
-    const std::span<const Subproblem> in(q.local ? q.local + begin : gathered.data(), m);
+    const auto node = static_cast<std::size_t>(ranges.layout.node_at(begin));
+    const Subproblem* local = ranges.local[node];
+    const std::uint32_t* ids = ranges.layout.ids.data() + begin;
+    if (!local)
+      for (std::size_t i = 0; i < m; ++i) gathered[i] = plan_.subproblems[ids[i]];
+    const std::span<const Subproblem> in(
+        local ? local + (begin - ranges.layout.node_begin[node]) : gathered.data(), m);
     if (stats_) {  // one at a time, timed: --task-stats
       for (std::size_t i = 0; i < m; ++i) {
         const double t0 = thread_seconds();
         count_span(in.subspan(i, 1), std::span<Tally>(tallies.data() + i, 1));
-        TaskStat& st = (*stats_)[q.ids[begin + i]];
+        TaskStat& st = (*stats_)[ids[i]];
         st.seconds = thread_seconds() - t0;
         st.nodes = tallies[i].nodes;
       }
@@ -143,7 +182,7 @@ class Counter {
     }
     std::uint64_t nodes = 0, cost = 0;
     for (std::size_t i = 0; i < m; ++i) {
-      const std::uint32_t id = q.ids[begin + i];
+      const std::uint32_t id = ids[i];
       part.weighted += static_cast<u128>(plan_.weights[id]) * tallies[i].solutions;
       nodes += tallies[i].nodes;
       cost += (*hooks_.costs)[id];
@@ -248,9 +287,11 @@ Plan plan_for(const CountConfig& config, const Kernel* kernel, int threads,
   return plan;
 }
 
-// One worker: its node's queue first, then whichever queue has the most work left (schedule.hpp).
-void work(std::vector<NodeQueue>& queues, std::size_t home, const Counter& counter,
-          Monitor* monitor, WorkerTally& tally) {
+// Worker `me`: claims from the front of its own range; when that is empty, steals half of the
+// richest range (its node's first, then any node's: schedule.hpp), which becomes its own.
+// WorkRanges has the invariants that make the compare-and-swaps below enough.
+void work(WorkRanges& work_ranges, std::size_t me, const Counter& counter, Monitor* monitor,
+          WorkerTally& tally) {
   auto note_cpu = [&] {
     const int cpu = current_cpu();
     if (cpu >= 0 &&
@@ -258,26 +299,43 @@ void work(std::vector<NodeQueue>& queues, std::size_t home, const Counter& count
       tally.cpus_seen.push_back(cpu);
   };
   note_cpu();  // every worker loop notes where it starts, even if the others left it no work
-  std::vector<double> left(queues.size());
-  std::size_t q = home;
+  const WorkLayout& layout = work_ranges.layout;
+  RangeWord* words = work_ranges.words.get();
+  std::atomic<std::uint64_t>& mine = words[me].range;
+  const int home = layout.node_of[me];
+  bool own_range = true;  // until the first steal, the range it was dealt
+  auto left_of = [&](std::size_t w) {
+    const auto [b, e] = unpack_range(words[w].range.load(std::memory_order_relaxed));
+    return range_work(layout.after, b, e);
+  };
   for (;;) {
     if (monitor && monitor->cancel.load(std::memory_order_relaxed)) return;
-    NodeQueue& queue = queues[q];
-    const std::size_t begin = queue.next.fetch_add(queue.chunk, std::memory_order_relaxed);
-    if (begin >= queue.ids.size()) {  // empty: help the queue with the most work left
-      for (std::size_t k = 0; k < queues.size(); ++k) {
-        const std::size_t at = queues[k].next.load(std::memory_order_relaxed);
-        left[k] = at < queues[k].ids.size() ? queues[k].estimate_after[at] : 0.0;
-      }
-      const int h = queue_to_help(left);
-      if (h < 0) return;
-      q = static_cast<std::size_t>(h);
+    std::uint64_t seen = mine.load(std::memory_order_relaxed);
+    if (const auto [b, e] = unpack_range(seen); b < e) {  // claim from the front
+      const int node = layout.node_at(b);
+      const std::size_t stop = std::min(b + layout.chunk[static_cast<std::size_t>(node)], e);
+      if (!mine.compare_exchange_weak(seen, pack_range(stop, e), std::memory_order_relaxed))
+        continue;  // a thief cut the range meanwhile: look again
+      note_cpu();
+      counter.count(work_ranges, b, stop, tally.part);
+      if (node != home)
+        tally.helped += stop - b;
+      else if (!own_range)
+        tally.stolen += stop - b;
       continue;
     }
-    note_cpu();
-    const std::size_t end = std::min(begin + queue.chunk, queue.ids.size());
-    counter.count(queue, begin, end, tally.part);
-    if (q != home) tally.helped += end - begin;
+    const int victim = range_to_steal(layout, home, left_of);
+    if (victim < 0) return;  // every range is empty
+    std::atomic<std::uint64_t>& theirs = words[victim].range;
+    seen = theirs.load(std::memory_order_relaxed);
+    const auto [b, e] = unpack_range(seen);
+    if (b >= e) continue;  // emptied since the scan: choose again
+    const StealCut cut = cut_for_steal(layout, b, e);
+    if (!theirs.compare_exchange_strong(seen, pack_range(cut.victim_begin, cut.victim_end),
+                                        std::memory_order_relaxed))
+      continue;  // it moved meanwhile: choose again
+    mine.store(pack_range(cut.thief_begin, cut.thief_end), std::memory_order_relaxed);
+    own_range = false;
   }
 }
 
@@ -325,7 +383,14 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
   }
   std::vector<int> threads;
   for (const ArenaPlan& a : numa.arenas) threads.push_back(a.threads);
-  auto dealt = deal_to_arenas(order, estimate, threads);
+  // Dealt to the nodes, each node's list split into one range per thread (schedule.hpp).
+  WorkRanges work_ranges;
+  work_ranges.layout = lay_out_work(order, estimate, threads, plan.rowsplit);
+  const WorkLayout& layout = work_ranges.layout;
+  work_ranges.words = std::make_unique<RangeWord[]>(layout.workers());
+  for (std::size_t w = 0; w < layout.workers(); ++w)
+    work_ranges.words[w].range.store(pack_range(layout.range_begin[w], layout.range_begin[w + 1]),
+                                     std::memory_order_relaxed);
 
   // Pinning and node-local memory only where there is something to place: one arena over
   // every CPU this process may use needs neither (and then no hwloc topology is loaded).
@@ -333,23 +398,17 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
                       (!numa.arenas[0].cpus.empty() && !covers_allowed_cpus(numa.arenas[0].cpus));
   std::optional<Binder> binder;
   if (placed) binder.emplace();
-  std::vector<NodeQueue> queues(numa.arenas.size());
-  for (std::size_t a = 0; a < queues.size(); ++a) {
-    NodeQueue& q = queues[a];
-    q.node = numa.arenas[a].node;
-    q.ids = std::move(dealt[a]);
-    q.chunk = claim_size(q.ids.size(), threads[a]);
+  const std::size_t nodes = numa.arenas.size();
+  work_ranges.local.assign(nodes, nullptr);
+  auto node_size = [&](std::size_t a) { return layout.node_begin[a + 1] - layout.node_begin[a]; };
+  for (std::size_t a = 0; a < nodes && binder; ++a) {
     // The node's subproblems on the node's own memory (hwloc_alloc_membind); where binding is
     // impossible (a synthetic machine, no such node) it is ordinary memory. Unplaced: none.
-    if (binder) {
-      q.local = static_cast<Subproblem*>(
-          binder->alloc_on_node(q.ids.size() * sizeof(Subproblem), q.node));
-      for (std::size_t k = 0; k < q.ids.size(); ++k)
-        new (q.local + k) Subproblem(plan.subproblems[q.ids[k]]);
-    }
-    q.estimate_after.assign(q.ids.size() + 1, 0.0);
-    for (std::size_t k = q.ids.size(); k-- > 0;)
-      q.estimate_after[k] = q.estimate_after[k + 1] + std::max(estimate[q.ids[k]], 1e-12);
+    Subproblem* local = static_cast<Subproblem*>(
+        binder->alloc_on_node(node_size(a) * sizeof(Subproblem), numa.arenas[a].node));
+    for (std::size_t k = 0; k < node_size(a); ++k)
+      new (local + k) Subproblem(plan.subproblems[layout.ids[layout.node_begin[a] + k]]);
+    work_ranges.local[a] = local;
   }
   if (config.task_stats) {
     result.tasks.resize(total);
@@ -363,42 +422,43 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
   std::deque<tbb::task_arena> arenas;
   std::deque<ArenaPinning> pinning;
   std::deque<tbb::task_group> groups;
-  std::vector<std::vector<WorkerTally>> tallies(queues.size());
-  for (std::size_t a = 0; a < queues.size(); ++a) {
+  std::vector<WorkerTally> tallies(layout.workers());
+  for (std::size_t a = 0; a < nodes; ++a) {
     arenas.emplace_back(threads[a], 0);
     // Unplaced: no observer (one per arena costs a TBB allocation that outlives the run).
     pinning.emplace_back(arenas.back(), binder ? &*binder : nullptr,
                          placed ? numa.arenas[a].cpus : kNoCpus);
     groups.emplace_back();
-    tallies[a].resize(static_cast<std::size_t>(threads[a]));
   }
   // Everything up to here ran before any counting: the serial part of the run.
   result.setup_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  for (std::size_t a = 0; a < queues.size(); ++a)
+  for (std::size_t a = 0; a < nodes; ++a)
     arenas[a].execute([&, a] {
-      for (WorkerTally& t : tallies[a])
-        groups[a].run([&, a, tp = &t] { work(queues, a, counter, monitor, *tp); });
+      for (std::size_t w = layout.worker_begin[a]; w < layout.worker_begin[a + 1]; ++w)
+        groups[a].run([&, w] { work(work_ranges, w, counter, monitor, tallies[w]); });
     });
-  for (std::size_t a = 0; a < queues.size(); ++a) arenas[a].execute([&, a] { groups[a].wait(); });
+  for (std::size_t a = 0; a < nodes; ++a) arenas[a].execute([&, a] { groups[a].wait(); });
 
   Partial sum;
-  for (std::size_t a = 0; a < queues.size(); ++a) {
+  for (std::size_t a = 0; a < nodes; ++a) {
     ArenaResult r;
     r.node = numa.arenas[a].node;
     r.threads = threads[a];
     r.cpus = numa.arenas[a].cpus;
     r.pinned = pinning[a].pinned();
-    for (const WorkerTally& t : tallies[a]) {
+    for (std::size_t w = layout.worker_begin[a]; w < layout.worker_begin[a + 1]; ++w) {
+      const WorkerTally& t = tallies[w];
       sum.join(t.part);
       r.subproblems += t.part.subproblems;
       r.helped += t.helped;
+      r.stolen += t.stolen;
       r.ran_on.insert(r.ran_on.end(), t.cpus_seen.begin(), t.cpus_seen.end());
     }
     std::sort(r.ran_on.begin(), r.ran_on.end());
     r.ran_on.erase(std::unique(r.ran_on.begin(), r.ran_on.end()), r.ran_on.end());
     result.arenas.push_back(std::move(r));
-    if (binder) binder->free_memory(queues[a].local, queues[a].ids.size() * sizeof(Subproblem));
+    if (binder) binder->free_memory(work_ranges.local[a], node_size(a) * sizeof(Subproblem));
   }
   return sum;
 }

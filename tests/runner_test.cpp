@@ -9,6 +9,7 @@
 #include "engine.hpp"
 #include "known.hpp"
 #include "memory.hpp"
+#include "schedule.hpp"
 
 namespace nq {
 namespace {
@@ -95,6 +96,44 @@ TEST(Runner, CancelStopsEarlyAndSaysSo) {
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->cancelled);
   EXPECT_LT(r->subproblems, r->subproblems_total);
+}
+
+// Work stealing under contention: more threads than cores (here 8 on 2), so that threads are
+// preempted in the middle of a claim or a steal. Every subproblem is counted exactly once: the
+// count of them, the per-arena tallies and the nodes all agree with a one-thread run, and with
+// task stats every row is filled by the one thread that claimed it.
+TEST(Runner, ManyThreadsStealingCountEverySubproblemOnce) {
+  for (const std::string kernel : {"auto", "join", "scalar"}) {
+    CountConfig c;
+    c.n = 12;
+    c.threads = 1;
+    c.kernel = kernel;
+    const auto one = count(c);
+    ASSERT_TRUE(one.ok()) << one.error().message;
+    for (int round = 0; round < 10; ++round) {
+      c.threads = 8;
+      c.task_stats = round % 2 == 1;
+      const auto r = count(c);
+      ASSERT_TRUE(r.ok()) << r.error().message;
+      const std::string what = kernel + " round " + std::to_string(round);
+      expect_same(r->orbits, one->orbits, what);
+      EXPECT_TRUE(r->nodes == one->nodes) << what;
+      EXPECT_EQ(r->subproblems, r->subproblems_total) << what;
+      std::uint64_t by_arenas = 0, taken = 0;
+      for (const ArenaResult& a : r->arenas) {
+        by_arenas += a.subproblems;
+        taken += a.stolen + a.helped;
+      }
+      EXPECT_EQ(by_arenas, r->subproblems) << what;
+      EXPECT_LE(taken, by_arenas) << what;
+      if (c.task_stats) {
+        ASSERT_EQ(r->tasks.size(), r->subproblems_total) << what;
+        u128 nodes = 0;
+        for (const TaskStat& t : r->tasks) nodes += t.nodes;
+        EXPECT_TRUE(nodes == r->nodes) << what;
+      }
+    }
+  }
 }
 
 TEST(SlowRunner, N16And17MatchTheTable) {
