@@ -713,6 +713,14 @@ struct Scratch {
     };
     for (std::vector<std::uint64_t>* out : {&east_sorted, &west_sorted})
       reserve(*out, 2 * size.leaves + 8);  // join_settled_half grows it by doubling
+    // count_disjoint_sliced's storage at its widest: 2 kMaxN diagonals, W = 8.
+    reserve(sieve.slices,
+            (2 * kMaxN + kChunkValues * ((2 * kMaxN + kChunkBits - 1) / kChunkBits)) * 8 + 8);
+    reserve(sieve.a, size.leaves);
+    reserve(sieve.b, size.leaves);
+    reserve(sieve.a_start, 257);  // at most 8 cut diagonals
+    reserve(sieve.b_start, 257);
+    reserve(sieve.visit, 256);
     for (HalfScratch* hs : {&east_half, &west_half}) {
       reserve(hs->top, size.parts);
       reserve(hs->bottom, size.parts);
