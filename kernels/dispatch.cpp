@@ -46,6 +46,10 @@ void count_join(std::span<const Subproblem> in, std::span<Tally> out) {
   static const BatchFn chosen = has_avx512() ? &count_join_avx512 : &count_join_scalar;
   chosen(in, out);
 }
+void prepare_join(int n) {
+  static void (*const chosen)(int) = has_avx512() ? &prepare_join_avx512 : &prepare_join_scalar;
+  chosen(n);
+}
 
 template <std::size_t I, BatchFn F>
 void counted(std::span<const Subproblem> in, std::span<Tally> out) {
@@ -64,7 +68,7 @@ constexpr std::array<Kernel, kKernelCount> kKernels{
     Kernel{"join",
            "split-board join: both half-boards enumerated, compatible pairs counted by bit "
            "slices (AVX-512 where available)",
-           "nothing", &always, &counted<3, &count_join>, false},
+           "nothing", &always, &counted<3, &count_join>, false, &prepare_join},
 };
 constexpr std::size_t kScalar = 2;
 

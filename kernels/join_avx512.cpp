@@ -20,6 +20,10 @@ void count_join_avx512(std::span<const Subproblem> in, std::span<Tally> out) {
     out[i] = join_avx512::count_join(in[i], &count_one_scalar);
 }
 
+void prepare_join_avx512(int n) {
+  join_avx512::join_detail::thread_scratch().prepare(n);
+}
+
 std::uint64_t count_disjoint_pairs_avx512(std::span<const std::uint64_t> a,
                                           std::span<const std::uint64_t> b, int bits) {
   join_avx512::join_detail::SieveScratch scratch;

@@ -10,6 +10,10 @@ void count_join_scalar(std::span<const Subproblem> in, std::span<Tally> out) {
     out[i] = join_scalar::count_join(in[i], &count_one_scalar);
 }
 
+void prepare_join_scalar(int n) {
+  join_scalar::join_detail::thread_scratch().prepare(n);
+}
+
 std::uint64_t count_disjoint_pairs_scalar(std::span<const std::uint64_t> a,
                                           std::span<const std::uint64_t> b, int bits) {
   join_scalar::join_detail::SieveScratch scratch;

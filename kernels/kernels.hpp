@@ -5,6 +5,7 @@
 // from a queue of subproblems; the scalar kernel simply loops.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -28,6 +29,10 @@ struct Kernel {
   // Its Tally::nodes are search-tree nodes, equal to the scalar kernel's for every subproblem
   // (the backtracking kernels). The join's are the queens placed on half-boards.
   bool search_nodes = true;
+  // Makes the calling thread ready to count boards of size n (its scratch allocated and faulted
+  // in), so that a worker's start-up is not charged to the first subproblem it counts; null
+  // where there is nothing to prepare.
+  void (*prepare)(int n) = nullptr;
 };
 
 // The scalar bitboard kernel: the reference every other kernel must match exactly.
@@ -54,20 +59,27 @@ inline constexpr std::size_t kJoinMaxParts = std::size_t{1} << 18;
 inline constexpr std::size_t kJoinScratchBytes =
     kJoinMaxLeaves * (2 * 16 + 2 * 8 + 2 * 16 + 2 * 8 + 2 * 4) + kJoinMaxParts * (4 * 32 + 2 * 24) +
     (std::size_t{1} << 20);
-// The largest half-board (placements) and the largest part of one (join.hpp) over a row-split
-// plan, at the scale measured: maxima over every subproblem of 132, 570, 2956, 17506, 108402
-// placements at n = 12, 14, 16, 18, 20 (20960 at n = 19), and 44600 parts at n = 20, growing
-// about 2.45x per n; extrapolated from n = 20 by that growth. The memory estimate bounds the
-// scratch by 4x these (engine/memory.cpp); the kernel reserves these up front (join.hpp).
+// The largest half-board (placements) and the largest bottom part of one (join.hpp) over a
+// row-split plan, measured (maxima over every subproblem, `nqcount --n N --threads 1`):
+//   n:                16     17     18      19      20
+//   half-board:     2956   3734  17506   21030  108402
+//   bottom part:    2414   4494  15738   18702   44600
+// Outside 16..20 they are extrapolated from the nearest measured size at 2.45x per n. The
+// memory estimate bounds the scratch by `margin` 4 (engine/memory.cpp); the kernel reserves
+// them as they are, once per thread (join.hpp).
 struct JoinScratchSizes {
   std::size_t leaves = 0, parts = 0;
 };
 inline JoinScratchSizes join_scratch_sizes(int n, double margin = 1.0) {
-  const double growth = margin * std::pow(2.45, n - 20);
-  auto scaled = [&](double at20, std::size_t cap) {
-    return static_cast<std::size_t>(std::min(static_cast<double>(cap), std::ceil(at20 * growth)));
+  constexpr double kLeaves[] = {2956, 3734, 17506, 21030, 108402};
+  constexpr double kParts[] = {2414, 4494, 15738, 18702, 44600};
+  const int at = std::clamp(n, 16, 20);
+  const double scale = margin * std::pow(2.45, n - at);
+  auto sized = [&](double measured, std::size_t cap) {
+    return static_cast<std::size_t>(
+        std::min(static_cast<double>(cap), std::ceil(measured * scale)));
   };
-  return {scaled(108402, kJoinMaxLeaves), scaled(44600, kJoinMaxParts)};
+  return {sized(kLeaves[at - 16], kJoinMaxLeaves), sized(kParts[at - 16], kJoinMaxParts)};
 }
 // The join's cut of a subproblem into halves: its lowest rows/2 free columns are the west half,
 // the other free columns the east one. The cost estimate (engine/cost.cpp) follows the same cut.
@@ -82,6 +94,8 @@ inline Mask join_west_columns(const Subproblem& s) {
 }
 void count_join_scalar(std::span<const Subproblem> in, std::span<Tally> out);
 void count_join_avx512(std::span<const Subproblem> in, std::span<Tally> out);
+void prepare_join_scalar(int n);
+void prepare_join_avx512(int n);
 // The join's pair counter on its own, for tests: pairs (x in a, y in b) with x & y == 0, for
 // patterns of `bits` < 64 bits (the AVX-512 one needs avx512_supported()).
 std::uint64_t count_disjoint_pairs_scalar(std::span<const std::uint64_t> a,
