@@ -159,9 +159,10 @@ int run_count(const CountArgs& args) {
       print_warning(closed.error().message + " (the counts below are complete)");
   if (stats_file) {
     std::ostringstream csv;
-    csv << "id,nodes,seconds,estimate\n" << std::setprecision(9);
+    csv << "id,nodes,seconds,estimate,plan_order\n" << std::setprecision(9);
     for (const TaskStat& t : r.tasks)
-      csv << t.id << "," << t.nodes << "," << t.seconds << "," << t.estimate << "\n";
+      csv << t.id << "," << t.nodes << "," << t.seconds << "," << t.estimate << ","
+          << (t.plan_order ? 1 : 0) << "\n";
     std::string error;
     if (!stats_file->commit(csv.str(), &error)) {
       print_error(error);

@@ -85,9 +85,11 @@ int run_simulate(const SimulateArgs& args) {
     print_error(tasks.error().message);
     return 2;
   }
+  const bool plan_order = args.order == "plan" ||
+                          (args.order == "auto" && !tasks->empty() && tasks->front().plan_order);
   const SimulatedRun run =
       simulate_schedule(args.cost == "nodes" ? costs_from_nodes(*tasks) : *tasks, args.procs,
-                        args.node_cores, serial);
+                        args.node_cores, serial, plan_order);
   if (args.json) {
     nlohmann::json j;
     j["tasks"] = tasks->size();
@@ -96,6 +98,7 @@ int run_simulate(const SimulateArgs& args) {
     j["node_cores"] = args.node_cores;
     j["serial_seconds"] = serial;
     j["cost"] = args.cost;
+    j["order"] = plan_order ? "plan" : "largest";
     j["work_seconds"] = run.work;
     j["makespan_seconds"] = run.makespan;
     j["speedup"] = run.speedup;
@@ -109,6 +112,7 @@ int run_simulate(const SimulateArgs& args) {
   o << std::setw(13) << "tasks" << tasks->size() << "\n";
   o << std::setw(13) << "workers" << run.workers << " on " << run.arenas << " simulated node"
     << (run.arenas == 1 ? "" : "s") << " of " << args.node_cores << " cores\n";
+  o << std::setw(13) << "order" << (plan_order ? "plan" : "largest first") << "\n";
   o << std::setw(13) << "work" << run.work << " s\n";
   o << std::setw(13) << "makespan" << run.makespan << " s\n";
   o << std::setw(13) << "speedup" << run.speedup << "\n";

@@ -195,7 +195,7 @@ std::vector<OptionRow> option_table(Args& a) {
        std::nullopt,
        {"auto", "off"}},
       {"count", "--task-stats", &a.count.task_stats,
-       "write one CSV row per subproblem (id,nodes,seconds,estimate) to this file, for "
+       "write one CSV row per subproblem (id,nodes,seconds,estimate,plan_order) to this file, for "
        "'nqcount simulate' (times every subproblem: slightly slower)"},
       {"topology", "-t,--threads", &a.topology.threads,
        "plan for this many threads (default: every hardware thread)", std::pair{1LL, max_threads}},
@@ -227,6 +227,15 @@ std::vector<OptionRow> option_table(Args& a) {
        "per node (immune to timing noise such as a virtual machine's stolen time)",
        std::nullopt,
        {"seconds", "nodes"}},
+      {"simulate",
+       "--order",
+       &a.simulate.order,
+       "largest: the policy of a backtracking run (largest estimated cost first); plan: that of "
+       "a join run, whose row-split plan keeps its order (contiguous blocks per thread, so that "
+       "neighbours share the kernel's cached rows); auto: the order the profiled run used (the "
+       "file's plan_order column)",
+       std::nullopt,
+       {"auto", "largest", "plan"}},
       {"simulate", "--json", &a.simulate.json, "print one JSON object"},
       {"count", "--memory-limit", &a.count.memory_limit,
        "SIZE: refuse, before it starts, a count whose estimated peak memory (the plan, the "

@@ -47,6 +47,7 @@ struct SimulateArgs {
   int node_cores = 16;
   std::string serial_seconds = "0";  // a count's setup_seconds, to predict the whole run
   std::string cost = "seconds";      // or "nodes": nodes times the mean seconds per node
+  std::string order = "auto";        // largest, plan (the join's runs), auto: as the file says
   bool json = false;
 };
 

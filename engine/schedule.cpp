@@ -152,7 +152,7 @@ WorkLayout lay_out_work(const std::vector<std::uint32_t>& order, const std::vect
 }
 
 SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, int node_cores,
-                               double serial_seconds) {
+                               double serial_seconds, bool plan_order) {
   SimulatedRun run;
   run.workers = std::max(workers, 1);
   node_cores = std::max(node_cores, 1);
@@ -176,7 +176,11 @@ SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, 
   }
   std::vector<int> threads;
   for (const ArenaPlan& a : plan.arenas) threads.push_back(a.threads);
-  const WorkLayout layout = lay_out_work(largest_first(estimate), estimate, threads, false);
+  // The tasks are sorted by id (read_task_stats), so plan order is their order.
+  std::vector<std::uint32_t> order(tasks.size());
+  std::iota(order.begin(), order.end(), 0u);
+  const WorkLayout layout =
+      lay_out_work(plan_order ? order : largest_first(estimate), estimate, threads, plan_order);
 
   // Each worker's range [begin, end), as the runner's range words hold them.
   const std::size_t w_count = layout.workers();
@@ -235,7 +239,8 @@ Expected<std::vector<TaskStat>> read_task_stats(const std::string& path) {
   std::string line;
   if (!std::getline(in, line) || line.rfind("id,nodes,seconds,estimate", 0) != 0)
     return Error{"'" + path + "' is not a --task-stats file (expected the header " +
-                 "'id,nodes,seconds,estimate')"};
+                 "'id,nodes,seconds,estimate,plan_order')"};
+  const bool has_order = line.rfind("id,nodes,seconds,estimate,plan_order", 0) == 0;
   std::vector<TaskStat> tasks;
   int row = 1;
   while (std::getline(in, line)) {
@@ -244,10 +249,16 @@ Expected<std::vector<TaskStat>> read_task_stats(const std::string& path) {
     std::istringstream fields(line);
     TaskStat t;
     char c1 = 0, c2 = 0, c3 = 0;
+    char c4 = ',';
+    int order = 0;
     if (!(fields >> t.id >> c1 >> t.nodes >> c2 >> t.seconds >> c3 >> t.estimate) || c1 != ',' ||
-        c2 != ',' || c3 != ',' || t.seconds < 0 || t.estimate < 0)
-      return Error{"'" + path + "' line " + std::to_string(row) +
-                   ": expected 'id,nodes,seconds,estimate' with non-negative numbers"};
+        c2 != ',' || c3 != ',' || t.seconds < 0 || t.estimate < 0 ||
+        (has_order && (!(fields >> c4 >> order) || c4 != ',' || (order != 0 && order != 1))))
+      return Error{"'" + path + "' line " + std::to_string(row) + ": expected " +
+                   (has_order ? "'id,nodes,seconds,estimate,plan_order' with non-negative "
+                                "numbers and plan_order 0 or 1"
+                              : "'id,nodes,seconds,estimate' with non-negative numbers")};
+    t.plan_order = order == 1;
     tasks.push_back(t);
   }
   if (tasks.empty()) return Error{"'" + path + "' has no task rows"};

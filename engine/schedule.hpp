@@ -151,6 +151,9 @@ struct TaskStat {
   std::uint64_t nodes = 0;
   double seconds = 0;
   double estimate = 0;  // estimate_cost: what the policy orders and deals by
+  // The run kept its plan's order (the join's row-split plan) rather than largest first: what
+  // a replay of it must do too (simulate_schedule's plan_order).
+  bool plan_order = false;
 };
 
 struct SimulatedRun {
@@ -167,16 +170,18 @@ struct SimulatedRun {
 // each (the engine's plan_arenas on such a machine), under the policy above. Each claim costs
 // the sum of its tasks' seconds; communication is free.
 // `serial_seconds` (a run's setup_seconds) is added to both the work and the makespan: the
-// whole run's speedup then obeys Amdahl's law.
+// whole run's speedup then obeys Amdahl's law. `plan_order` replays a run that keeps its plan's
+// order (the join's row-split plan: contiguous blocks, back steals) instead of largest first.
 SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, int node_cores,
-                               double serial_seconds = 0);
+                               double serial_seconds = 0, bool plan_order = false);
 
 // The same tasks with their seconds replaced by nodes times the profile's mean seconds per node:
 // a cost model immune to timing noise (a virtual machine's stolen time shows up as CPU time),
 // at the price of ignoring how the time per node varies between subproblems.
 std::vector<TaskStat> costs_from_nodes(std::vector<TaskStat> tasks);
 
-// Reads a --task-stats CSV (header "id,nodes,seconds,estimate"; rows in any order).
+// Reads a --task-stats CSV (header "id,nodes,seconds,estimate,plan_order", the last column 0 or
+// 1; files without it, from before it, read as largest-first runs; rows in any order).
 Expected<std::vector<TaskStat>> read_task_stats(const std::string& path);
 
 }  // namespace nq

@@ -134,7 +134,8 @@ TEST(Numa, BadOptionsExitTwoWithOneLine) {
         "simulate /nonexistent/stats.csv --procs 4", "simulate /dev/null --procs 0",
         "simulate /dev/null --procs 2", "simulate /dev/null --procs 2 --serial-seconds -1",
         "simulate /dev/null --procs 2 --serial-seconds 1x",
-        "simulate /dev/null --procs 2 --cost time", "--n 8 --task-stats /nonexistent/dir/x"}) {
+        "simulate /dev/null --procs 2 --cost time", "simulate /dev/null --procs 2 --order random",
+        "--n 8 --task-stats /nonexistent/dir/x"}) {
     const Outcome r = run("", a);
     EXPECT_EQ(r.status, 2) << a;
     EXPECT_EQ(r.err.rfind("nqcount: error: ", 0), 0u) << a << ": " << r.err;
@@ -190,7 +191,7 @@ TEST(Numa, TaskStatsFeedTheSimulator) {
   ASSERT_TRUE(f.good());
   std::string line;
   std::getline(f, line);
-  EXPECT_EQ(line, "id,nodes,seconds,estimate");
+  EXPECT_EQ(line, "id,nodes,seconds,estimate,plan_order");
   std::uint64_t rows = 0, nodes = 0;
   std::set<std::uint64_t> ids;
   while (std::getline(f, line)) {
@@ -198,6 +199,7 @@ TEST(Numa, TaskStatsFeedTheSimulator) {
     std::uint64_t id = 0, k = 0;
     char comma = 0;
     in >> id >> comma >> k;
+    EXPECT_EQ(line.substr(line.size() - 2), ",0") << line;  // the lanes run largest first
     ids.insert(id);
     nodes += k;
     ++rows;
@@ -222,6 +224,18 @@ TEST(Numa, TaskStatsFeedTheSimulator) {
   EXPECT_LT(nlohmann::json::parse(amdahl.out)["speedup"].get<double>(), 1.01);
   const Outcome text = run("", "simulate " + path + " --procs 1");
   EXPECT_NE(text.out.find("efficiency   1"), std::string::npos) << text.out;
+  EXPECT_EQ(s["order"], "largest");
+  // A join run keeps its plan's order, and the replay does the same unless told otherwise.
+  count_json("", "--n 12 --kernel join --threads 2 --task-stats " + path);
+  std::ifstream joined(path);
+  std::getline(joined, line);
+  ASSERT_TRUE(std::getline(joined, line));
+  EXPECT_EQ(line.substr(line.size() - 2), ",1") << line;
+  for (const auto& [order, want] : {std::pair{"", "plan"}, {" --order largest", "largest"}}) {
+    const Outcome o = run("", "simulate " + path + " --procs 4 --json" + order);
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_EQ(nlohmann::json::parse(o.out)["order"], want) << order;
+  }
   std::remove(path.c_str());
 }
 

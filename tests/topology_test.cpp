@@ -444,6 +444,15 @@ TEST(Simulator, CostsFromNodesKeepTheTotalAndFollowTheNodes) {
   EXPECT_EQ(model[1].nodes, 300u);
 }
 
+// A join run keeps its plan's order: contiguous blocks of equal estimated cost, one per thread.
+// Here that is the better schedule (3 + 3 | 2 + 2 + 2), while largest first deals 3, 2, 2 to
+// one thread and 3, 2 to the other, and the last 2 cannot move: 7 against 6.
+TEST(Simulator, PlanOrderReplaysContiguousBlocks) {
+  const auto tasks = tasks_of({3, 3, 2, 2, 2});
+  EXPECT_DOUBLE_EQ(simulate_schedule(tasks, 2, 16, 0, /*plan_order=*/true).makespan, 6);
+  EXPECT_DOUBLE_EQ(simulate_schedule(tasks, 2, 16, 0, /*plan_order=*/false).makespan, 7);
+}
+
 TEST(Simulator, ReadsTaskStatsAndRejectsOtherFiles) {
   const std::string path = ::testing::TempDir() + "nq_stats_" + std::to_string(getpid()) + ".csv";
   {
@@ -456,9 +465,20 @@ TEST(Simulator, ReadsTaskStatsAndRejectsOtherFiles) {
   EXPECT_EQ((*t)[0].id, 0u);  // sorted by id
   EXPECT_EQ((*t)[0].nodes, 20u);
   EXPECT_DOUBLE_EQ((*t)[1].seconds, 0.5);
+  EXPECT_FALSE((*t)[0].plan_order);  // a file from before the column: largest first
+  {
+    std::ofstream f(path);
+    f << "id,nodes,seconds,estimate,plan_order\n0,10,0.5,7,1\n1,20,0.25,9,1\n";
+  }
+  const auto ordered = read_task_stats(path);
+  ASSERT_TRUE(ordered.ok()) << ordered.error().message;
+  EXPECT_TRUE((*ordered)[0].plan_order);
+  EXPECT_TRUE((*ordered)[1].plan_order);
   for (const char* bad :
        {"", "id,nodes\n1,2\n", "id,nodes,seconds,estimate\n",
-        "id,nodes,seconds,estimate\n1,2,x,4\n", "id,nodes,seconds,estimate\n1,2,-3,4\n"}) {
+        "id,nodes,seconds,estimate\n1,2,x,4\n", "id,nodes,seconds,estimate\n1,2,-3,4\n",
+        "id,nodes,seconds,estimate,plan_order\n1,2,3,4\n",
+        "id,nodes,seconds,estimate,plan_order\n1,2,3,4,2\n"}) {
     std::ofstream(path) << bad;
     EXPECT_FALSE(read_task_stats(path).ok()) << bad;
   }
