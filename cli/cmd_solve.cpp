@@ -219,32 +219,29 @@ struct SolutionText {
                   std::size_t& used) = nullptr;
 };
 
+// Columns begin..end of p as 1-based numbers, `separator` between them (SolutionText::columns).
+template <char separator>
+void numbers(const Permutation& p, std::size_t begin, std::size_t end, char* out,
+             std::size_t& used) {
+  for (std::size_t i = begin; i < end; ++i) {
+    if (i) out[used++] = separator;
+    used =
+        static_cast<std::size_t>(std::to_chars(out + used, out + used + 10, p[i] + 1ULL).ptr - out);
+  }
+}
+
 SolutionText solution_text(const std::string& format, const SolveResult& r) {
   SolutionText t;
   const std::string n = std::to_string(r.n);
   if (format == "perm") {
     t.tail = "\n";
     t.max_column_chars = 11;
-    t.columns = [](const Permutation& p, std::size_t begin, std::size_t end, char* out,
-                   std::size_t& used) {
-      for (std::size_t i = begin; i < end; ++i) {
-        if (i) out[used++] = ' ';
-        used = static_cast<std::size_t>(
-            std::to_chars(out + used, out + used + 10, p[i] + 1ULL).ptr - out);
-      }
-    };
+    t.columns = &numbers<' '>;
   } else if (format == "json") {
     t.head = "{\"n\":" + n + ",\"solution\":[";
     t.tail = "]}\n";
     t.max_column_chars = 11;
-    t.columns = [](const Permutation& p, std::size_t begin, std::size_t end, char* out,
-                   std::size_t& used) {
-      for (std::size_t i = begin; i < end; ++i) {
-        if (i) out[used++] = ',';
-        used = static_cast<std::size_t>(
-            std::to_chars(out + used, out + used + 10, p[i] + 1ULL).ptr - out);
-      }
-    };
+    t.columns = &numbers<','>;
   } else {  // matrix
     t.head = "%%MatrixMarket matrix coordinate pattern general\n";
     t.head += r.modular_route.empty()

@@ -18,7 +18,6 @@
 #include <future>
 #include <memory>
 #include <new>
-#include <numeric>
 #include <optional>
 #include <span>
 #include <thread>
@@ -375,16 +374,8 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
   const std::size_t total = plan.subproblems.size();
   std::vector<double> estimate(total);
   for (std::size_t i = 0; i < total; ++i) estimate[i] = static_cast<double>((*hooks.costs)[i]);
-  // The row-split plan is dealt in its own order instead: neighbours there share a half's
-  // bottom rows, which the join kernel reuses (kernels/join.hpp), and its tasks are small and
-  // many, so the tail that largest-first shortens is short anyway.
-  std::vector<std::uint32_t> order;
-  if (plan.rowsplit) {
-    order.resize(total);
-    std::iota(order.begin(), order.end(), 0u);
-  } else {
-    order = largest_first(estimate);
-  }
+  // The row-split plan is dealt in its own order instead (claim_order).
+  std::vector<std::uint32_t> order = claim_order(estimate, plan.rowsplit);
   if (hooks.selection) {
     std::vector<bool> selected(total, false);
     for (std::uint64_t i : *hooks.selection) selected[i] = true;

@@ -19,6 +19,13 @@ std::vector<std::uint32_t> largest_first(const std::vector<double>& costs) {
   return order;
 }
 
+std::vector<std::uint32_t> claim_order(const std::vector<double>& costs, bool plan_order) {
+  if (!plan_order) return largest_first(costs);
+  std::vector<std::uint32_t> order(costs.size());
+  std::iota(order.begin(), order.end(), 0u);
+  return order;
+}
+
 std::vector<std::vector<std::uint32_t>> deal_to_arenas(const std::vector<std::uint32_t>& order,
                                                        const std::vector<double>& costs,
                                                        const std::vector<int>& threads) {
@@ -177,10 +184,8 @@ SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, 
   std::vector<int> threads;
   for (const ArenaPlan& a : plan.arenas) threads.push_back(a.threads);
   // The tasks are sorted by id (read_task_stats), so plan order is their order.
-  std::vector<std::uint32_t> order(tasks.size());
-  std::iota(order.begin(), order.end(), 0u);
   const WorkLayout layout =
-      lay_out_work(plan_order ? order : largest_first(estimate), estimate, threads, plan_order);
+      lay_out_work(claim_order(estimate, plan_order), estimate, threads, plan_order);
 
   // Each worker's range [begin, end), as the runner's range words hold them.
   const std::size_t w_count = layout.workers();

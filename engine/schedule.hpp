@@ -41,6 +41,11 @@ namespace nq {
 // Indices 0..costs.size()-1, largest cost first (ties keep the lower index first).
 std::vector<std::uint32_t> largest_first(const std::vector<double>& costs);
 
+// The order a run deals its subproblems in: largest first, or with `plan_order` the plan's own
+// (the row-split plan: neighbours share a half's bottom rows, which the join kernel reuses, and
+// its tasks are small and many, so the tail that largest-first shortens is short anyway).
+std::vector<std::uint32_t> claim_order(const std::vector<double>& costs, bool plan_order);
+
 // Deals `order` (indices into costs) to arenas with `threads[a]` threads: each index goes to the
 // arena with the lowest load / threads so far (ties to the lower arena). Each queue keeps the
 // order it was dealt in.

@@ -42,13 +42,21 @@ std::array<std::atomic<std::uint64_t>, kKernelCount> g_batches{};
 // Counts the batches of kernel I (one relaxed add per batch, never per node), then runs it.
 // The join kernel's own ISA choice, made once: its bit-slice loops in AVX-512 where the CPU
 // has it, the baseline build otherwise.
+struct JoinBuild {
+  BatchFn count;
+  void (*prepare)(int n);
+};
+const JoinBuild& join_build() {
+  static const JoinBuild chosen = has_avx512()
+                                      ? JoinBuild{&count_join_avx512, &prepare_join_avx512}
+                                      : JoinBuild{&count_join_scalar, &prepare_join_scalar};
+  return chosen;
+}
 void count_join(std::span<const Subproblem> in, std::span<Tally> out) {
-  static const BatchFn chosen = has_avx512() ? &count_join_avx512 : &count_join_scalar;
-  chosen(in, out);
+  join_build().count(in, out);
 }
 void prepare_join(int n) {
-  static void (*const chosen)(int) = has_avx512() ? &prepare_join_avx512 : &prepare_join_scalar;
-  chosen(n);
+  join_build().prepare(n);
 }
 
 template <std::size_t I, BatchFn F>
