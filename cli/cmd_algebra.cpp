@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "algebra.hpp"
-#include "commands.hpp"
-#include "dp.hpp"
-#include "known.hpp"
-#include "orbits.hpp"
-#include "output.hpp"
-#include "stream_out.hpp"
+#include "algebra/algebra.hpp"
+#include "algebra/dp.hpp"
+#include "algebra/orbits.hpp"
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "cli/stream_out.hpp"
+#include "count/known.hpp"
 
 namespace nq::cli {
 namespace {

@@ -9,13 +9,13 @@
 #include <optional>
 #include <sstream>
 
-#include "commands.hpp"
-#include "count_run.hpp"
-#include "engine.hpp"
-#include "known.hpp"
-#include "memory.hpp"
-#include "output.hpp"
-#include "progress.hpp"
+#include "cli/commands.hpp"
+#include "cli/count_run.hpp"
+#include "cli/output.hpp"
+#include "cli/progress.hpp"
+#include "count/count.hpp"
+#include "count/known.hpp"
+#include "count/memory.hpp"
 
 namespace nq::cli {
 namespace {

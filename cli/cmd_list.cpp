@@ -2,11 +2,11 @@
 // lexicographic order straight from the bitboard enumeration (kernels/enumerate.hpp).
 #include <cstdint>
 
-#include "algebra.hpp"
-#include "commands.hpp"
-#include "enumerate.hpp"
-#include "output.hpp"
-#include "stream_out.hpp"
+#include "algebra/algebra.hpp"
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "cli/stream_out.hpp"
+#include "kernels/enumerate.hpp"
 
 namespace nq::cli {
 

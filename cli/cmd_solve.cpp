@@ -22,9 +22,10 @@
 #include <string>
 #include <vector>
 
-#include "commands.hpp"
-#include "output.hpp"
-#include "solve.hpp"
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "common/threads.hpp"
+#include "solve/solve.hpp"
 
 namespace nq::cli {
 namespace {
@@ -276,7 +277,7 @@ bool write_large_solution(int fd, const std::string& format, const SolveResult& 
   const SolutionText text = solution_text(format, r);
   LargeWriter out(fd);
   bool ok = out.append(text.head.data(), text.head.size());
-  tbb::task_arena arena(threads > 0 ? threads : tbb::info::default_concurrency());
+  tbb::task_arena arena(resolve_threads(threads));
   const auto tokens = static_cast<std::size_t>(2 * arena.max_concurrency() + 2);
   const std::size_t capacity = kColumnsPerChunk * text.max_column_chars;
   std::vector<std::unique_ptr<char[]>> buffers(tokens);

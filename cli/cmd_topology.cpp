@@ -6,11 +6,11 @@
 #include <stdexcept>
 #include <string>
 
-#include "commands.hpp"
-#include "engine.hpp"
-#include "output.hpp"
-#include "schedule.hpp"
-#include "topology.hpp"
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "count/count.hpp"
+#include "count/schedule.hpp"
+#include "count/topology.hpp"
 
 namespace nq::cli {
 
@@ -21,7 +21,7 @@ int run_topology(const TopologyArgs& args) {
     return 2;
   }
   const Topology& t = *topo;
-  const int threads = args.threads > 0 ? args.threads : hardware_threads();
+  const int threads = resolve_threads(args.threads);
   const NumaPlan plan = plan_arenas(t, threads, args.numa != "off");
   if (args.json) {
     nlohmann::json j;

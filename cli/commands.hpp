@@ -1,7 +1,7 @@
 // One function per command; each returns the process exit status.
 #pragma once
 
-#include "options.hpp"
+#include "cli/options.hpp"
 
 namespace nq::cli {
 

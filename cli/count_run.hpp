@@ -5,14 +5,14 @@
 #include <string>
 #include <vector>
 
-#include "engine.hpp"
-#include "journal.hpp"
-#include "options.hpp"
+#include "cli/options.hpp"
+#include "count/count.hpp"
+#include "count/journal.hpp"
 
 namespace nq::cli {
 
 // While alive, the first SIGINT/SIGTERM sets monitor.cancel and a second one exits at once
-// (the journal stays valid: only whole records are ever appended, see engine/journal.hpp).
+// (the journal stays valid: only whole records are ever appended, see engine/count/journal.hpp).
 class SignalScope {
  public:
   explicit SignalScope(Monitor& monitor);

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "commands.hpp"
-#include "options.hpp"
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
 
 namespace {
 

@@ -21,13 +21,13 @@
 #include <thread>
 #include <vector>
 
-#include "commands.hpp"
-#include "cost.hpp"
-#include "count_run.hpp"
-#include "engine.hpp"
-#include "memory.hpp"
-#include "output.hpp"
-#include "progress.hpp"
+#include "cli/commands.hpp"
+#include "cli/count_run.hpp"
+#include "cli/output.hpp"
+#include "cli/progress.hpp"
+#include "count/cost.hpp"
+#include "count/count.hpp"
+#include "count/memory.hpp"
 
 namespace nq::cli {
 namespace {
@@ -208,7 +208,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
   }
   local.join();
 
-  int threads = base.threads > 0 ? base.threads : hardware_threads();
+  int threads = resolve_threads(base.threads);
   int all_threads = 0;
   MPI_Reduce(&threads, &all_threads, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
 
@@ -317,7 +317,7 @@ int run(int argc, char** argv, int rank, int ranks) {
   SignalScope signals(signal);
   if (rank != 0) {
     run_worker(config, *plan, signal);
-    int threads = config.threads > 0 ? config.threads : hardware_threads();
+    int threads = resolve_threads(config.threads);
     MPI_Reduce(&threads, nullptr, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     return 0;
   }

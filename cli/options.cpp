@@ -1,12 +1,12 @@
-#include "options.hpp"
+#include "cli/options.hpp"
 
 #include <CLI/CLI.hpp>
 #include <climits>
 #include <type_traits>
 
-#include "dp.hpp"
-#include "orbits.hpp"
-#include "types.hpp"
+#include "algebra/dp.hpp"
+#include "algebra/orbits.hpp"
+#include "common/types.hpp"
 
 namespace nq::cli {
 

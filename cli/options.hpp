@@ -56,7 +56,8 @@ struct TableArgs {
   bool json = false;
 };
 
-// The D4 algebra tools (engine/algebra.hpp, engine/orbits.hpp) and the solution lister.
+// The D4 algebra tools (engine/algebra/algebra.hpp, engine/algebra/orbits.hpp) and the solution
+// lister.
 struct OrbitArgs {
   std::string perm;  // 1-based, comma-separated
   bool json = false;

@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "types.hpp"
+#include "common/types.hpp"
 
 namespace nq::cli {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-#include "types.hpp"
+#include "common/types.hpp"
 
 namespace nq::cli {
 
@@ -37,7 +37,7 @@ class ProgressLine {
 };
 
 // What the progress line shows, from one reading of the Monitor: percent done weighted by the
-// estimated cost of each subproblem (engine/cost.hpp), subproblems done/total, elapsed time,
+// estimated cost of each subproblem (engine/count/cost.hpp), subproblems done/total, elapsed time,
 // ETA (from this run's own pace: work a resumed run found done is not counted in it) and the
 // rate in nodes/s. A pure function, so that it is tested without a terminal.
 struct ProgressReading {

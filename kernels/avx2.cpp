@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <span>
 
-#include "kernels.hpp"
+#include "kernels/kernels.hpp"
 
 #pragma GCC push_options
 #pragma GCC target("avx2,bmi,bmi2,popcnt")
@@ -116,7 +116,7 @@ struct Lanes4x64 : Lanes256 {
 }  // namespace nq::avx2
 
 #define NQ_KERNEL_NAMESPACE avx2
-#include "lanes.hpp"
+#include "kernels/lanes.hpp"
 #undef NQ_KERNEL_NAMESPACE
 
 namespace nq::avx2 {

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <span>
 
-#include "kernels.hpp"
+#include "kernels/kernels.hpp"
 
 // GCC 12's AVX-512 headers trip -Wuninitialized on their own _mm512_undefined_* placeholders
 // (GCC bug 105593, fixed in GCC 13); the warning is about the header, not this code.
@@ -106,7 +106,7 @@ struct Lanes8x64 {
 }  // namespace nq::avx512
 
 #define NQ_KERNEL_NAMESPACE avx512
-#include "lanes.hpp"
+#include "kernels/lanes.hpp"
 #undef NQ_KERNEL_NAMESPACE
 
 namespace nq::avx512 {

@@ -5,7 +5,7 @@
 #include <atomic>
 #include <cstdlib>
 
-#include "kernels.hpp"
+#include "kernels/kernels.hpp"
 
 namespace nq {
 namespace {

@@ -6,7 +6,7 @@
 #include <bit>
 #include <cstdint>
 
-#include "subproblem.hpp"
+#include "kernels/subproblem.hpp"
 
 namespace nq {
 

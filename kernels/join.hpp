@@ -13,7 +13,7 @@
 // (E, a 2L-bit pattern), and the count is
 //     sum over E of #{(east a, west b) with rows(a) = E, rows(b) = ~E, a & b = 0}.
 // How the two sides are enumerated depends on the subproblem. When it settles every row's half
-// (the row-split plan: one E per subproblem, engine/frontend.hpp), each half is enumerated by
+// (the row-split plan: one E per subproblem, engine/count/plan.hpp), each half is enumerated by
 // meeting in the middle again (join_settled_half: top part x bottom part, joined by columns).
 // Otherwise (a front-end prefix, a random board) a depth-first walk over the rows, in which
 // each row takes a queen of this half or leaves it to the other, enumerates a half for every E
@@ -36,9 +36,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels.hpp"
-#include "prefault.hpp"
-#include "subproblem.hpp"
+#include "common/prefault.hpp"
+#include "kernels/kernels.hpp"
+#include "kernels/subproblem.hpp"
 
 namespace nq::NQ_KERNEL_NAMESPACE {
 

@@ -4,14 +4,14 @@
 
 #include <span>
 
-#include "kernels.hpp"
+#include "kernels/kernels.hpp"
 
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq,avx512vpopcntdq,bmi,bmi2,popcnt,lzcnt")
 
 #define NQ_KERNEL_NAMESPACE join_avx512
 #define NQ_JOIN_AVX512 1
-#include "join.hpp"
+#include "kernels/join.hpp"
 
 namespace nq {
 

@@ -1,7 +1,7 @@
 // The join kernel (join.hpp) for the baseline ISA.
 #define NQ_KERNEL_NAMESPACE join_scalar
-#include "join.hpp"
-#include "kernels.hpp"
+#include "kernels/join.hpp"
+#include "kernels/kernels.hpp"
 
 namespace nq {
 

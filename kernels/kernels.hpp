@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "subproblem.hpp"
+#include "kernels/subproblem.hpp"
 
 namespace nq {
 
@@ -65,7 +65,7 @@ inline constexpr std::size_t kJoinScratchBytes =
 //   half-board:     2956   3734  17506   21030  108402
 //   bottom part:    2414   4494  15738   18702   44600
 // Outside 16..20 they are extrapolated from the nearest measured size at 2.45x per n. The
-// memory estimate bounds the scratch by `margin` 4 (engine/memory.cpp); the kernel reserves
+// memory estimate bounds the scratch by `margin` 4 (engine/count/memory.cpp); the kernel reserves
 // them as they are, once per thread (join.hpp).
 struct JoinScratchSizes {
   std::size_t leaves = 0, parts = 0;
@@ -82,7 +82,8 @@ inline JoinScratchSizes join_scratch_sizes(int n, double margin = 1.0) {
   return {sized(kLeaves[at - 16], kJoinMaxLeaves), sized(kParts[at - 16], kJoinMaxParts)};
 }
 // The join's cut of a subproblem into halves: its lowest rows/2 free columns are the west half,
-// the other free columns the east one. The cost estimate (engine/cost.cpp) follows the same cut.
+// the other free columns the east one. The cost estimate (engine/count/cost.cpp) follows the same
+// cut.
 inline Mask join_west_columns(const Subproblem& s) {
   Mask west = 0, rest = s.full & ~s.cols;
   for (int k = 0; k < s.rows / 2; ++k) {

@@ -2,7 +2,7 @@
 // (Somers-style). It is deliberately independent of search.hpp: it has no fixed queens, no
 // per-row masks and no last-row shortcut, so it checks the other kernels and is the baseline
 // of the benchmarks.
-#include "kernels.hpp"
+#include "kernels/kernels.hpp"
 
 namespace nq {
 

@@ -1,7 +1,7 @@
 // The scalar kernel: the generic search compiled for the baseline ISA.
 #define NQ_KERNEL_NAMESPACE scalar
-#include "kernels.hpp"
-#include "search.hpp"
+#include "kernels/kernels.hpp"
+#include "kernels/search.hpp"
 
 namespace nq {
 

@@ -4,7 +4,7 @@
 
 #include <bit>
 
-#include "subproblem.hpp"
+#include "kernels/subproblem.hpp"
 
 namespace nq::NQ_KERNEL_NAMESPACE {
 

@@ -3,10 +3,10 @@
 // Rivin-Zabih DP against the same, and the algebraic orbit search against the enumeration.
 #include <benchmark/benchmark.h>
 
-#include "dp.hpp"
-#include "engine.hpp"
-#include "enumerate.hpp"
-#include "orbits.hpp"
+#include "algebra/dp.hpp"
+#include "algebra/orbits.hpp"
+#include "count/count.hpp"
+#include "kernels/enumerate.hpp"
 
 namespace {
 

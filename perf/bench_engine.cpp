@@ -3,7 +3,7 @@
 // Rate counters: nodes/s and solutions/s (solutions of the full board, weights included).
 #include <benchmark/benchmark.h>
 
-#include "engine.hpp"
+#include "count/count.hpp"
 
 namespace {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "frontend.hpp"
-#include "kernels.hpp"
+#include "count/plan.hpp"
+#include "kernels/kernels.hpp"
 
 namespace {
 

@@ -1,0 +1,57 @@
+// Plain value types shared by the engine and its callers.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace nq {
+
+__extension__ typedef unsigned __int128 u128;  // GCC/Clang; __extension__ silences -Wpedantic
+
+// The largest board the counting engine accepts: one 32-bit word per row.
+inline constexpr int kMaxCountN = 32;
+
+// An error value: the engine never prints and never exits; it returns one of these.
+struct Error {
+  std::string message;  // what was wrong and what is allowed, without the "nqcount: error:" prefix
+};
+
+// A minimal expected<T, Error> (std::expected is C++23).
+template <class T>
+class Expected {
+ public:
+  Expected(T value) : v_(std::move(value)) {}      // NOLINT: implicit on purpose
+  Expected(Error error) : v_(std::move(error)) {}  // NOLINT
+  bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  const T& value() const { return std::get<0>(v_); }
+  T& value() { return std::get<0>(v_); }
+  const T& operator*() const { return value(); }
+  const T* operator->() const { return &value(); }
+  const Error& error() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+// Decimal text of a 128-bit count.
+std::string to_string(u128 v);
+
+// Shared between a running count and whoever watches it (the CLI's progress line, a signal
+// handler). The engine only stores relaxed counters here: one update per batch of subproblems.
+struct Monitor {
+  std::atomic<std::uint64_t> subproblems_total{0};
+  std::atomic<std::uint64_t> subproblems_done{0};
+  std::atomic<std::uint64_t> nodes_done{0};
+  std::atomic<bool> cancel{false};  // set it to stop the run early; the result says `cancelled`
+  // Estimated cost (engine/count/cost.hpp) of all subproblems, of those done, and of those a
+  // resumed run found done in its checkpoint (done, but not by this run: not part of its rate).
+  std::atomic<std::uint64_t> cost_total{0};
+  std::atomic<std::uint64_t> cost_done{0};
+  std::atomic<std::uint64_t> cost_resumed{0};
+};
+
+}  // namespace nq

@@ -1,0 +1,87 @@
+// The counting engine's public interface: a plain config in, a result (or an error) out.
+// The engine never prints and never exits.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/threads.hpp"
+#include "common/types.hpp"
+#include "count/journal.hpp"
+#include "count/plan.hpp"
+#include "count/reducer.hpp"
+#include "count/schedule.hpp"
+
+namespace nq {
+
+struct CountConfig {
+  int n = 0;
+  int threads = 0;              // 0: every hardware thread; more than the hardware is allowed
+  std::string kernel = "auto";  // a kernel name from kernels.hpp, "auto", or "reference"
+  int split_rows = -1;          // -1: default_split_rows(n)
+  // Optional (engine/count/journal.hpp): count() skips the subproblems it has finished and adds
+  // their counts back; every subproblem finished by this run is recorded in it.
+  SubproblemJournal* journal = nullptr;
+  bool numa = true;         // one arena per NUMA node, pinned (false: one unpinned arena)
+  bool task_stats = false;  // time every subproblem (CountResult::tasks)
+  // Bytes the run may use (engine/count/memory.hpp): a count whose estimated peak is above it is
+  // refused before it starts. 0: default_memory_limit(), 80% of the physical memory.
+  std::uint64_t memory_limit = 0;
+};
+
+// What one arena did.
+struct ArenaResult {
+  int node = -1;  // NUMA node (os index), -1 for the unpinned arena of numa = false
+  int threads = 0;
+  std::vector<int> cpus;          // the CPUs it was pinned to (empty: unpinned)
+  bool pinned = false;            // every thread that entered it was bound to `cpus`
+  std::vector<int> ran_on;        // the CPUs its threads were seen running on, ascending
+  std::uint64_t subproblems = 0;  // counted by its threads
+  std::uint64_t helped = 0;       // of those, taken from another node's share
+  std::uint64_t stolen = 0;       // of those, taken from another thread of the same node
+};
+
+struct CountResult {
+  int n = 0;
+  int threads = 0;
+  OrbitCounts orbits;
+  u128 nodes = 0;
+  std::uint64_t subproblems = 0;        // subproblems counted
+  std::uint64_t subproblems_total = 0;  // subproblems planned
+  std::uint64_t classes = 0;            // canonical classes (0 for the classic route)
+  int split_rows = 0;
+  double seconds = 0;
+  std::string kernel;
+  bool cancelled = false;                 // Monitor::cancel stopped it: counts are partial
+  std::uint64_t subproblems_resumed = 0;  // of `subproblems`, found done in the journal
+  double setup_seconds = 0;               // planning, estimating and dealing: before any counting
+  int numa_nodes = 1;                     // NUMA nodes the run used (one arena each)
+  std::vector<ArenaResult> arenas;
+  std::vector<TaskStat> tasks;  // with CountConfig::task_stats: one per subproblem, by id
+  // The estimated peak memory in bytes (engine/count/memory.hpp), checked against the limit up
+  // front.
+  std::uint64_t memory_estimate = 0;
+};
+
+// Refuses (an Error) a run whose estimated peak memory is above config.memory_limit.
+Expected<CountResult> count(const CountConfig& config, Monitor* monitor = nullptr);
+
+// The plan count() makes for `config` (deterministic: every MPI rank makes the same one), after
+// the same checks. n >= 4.
+Expected<Plan> make_plan(const CountConfig& config);
+
+// Counts only the subproblems `indices` of `plan` (made by make_plan(config)), recording each
+// in config.journal if there is one (without calling its begin()). The orbit split needs the
+// whole plan, so `orbits.total` is the weighted sum of the selection and the rest is 0.
+Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan,
+                                     std::span<const std::uint64_t> indices,
+                                     Monitor* monitor = nullptr);
+
+// Every solution of a small board classified one by one by its stabilizer under D4 (the
+// route for boards too small for a frame, n < 4, where a solution may be fixed by a
+// reflection: n = 1).
+OrbitCounts classify_by_enumeration(int n);
+
+}  // namespace nq

@@ -1,0 +1,305 @@
+#include "count/journal.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "count/plan.hpp"
+
+namespace nq {
+namespace {
+
+constexpr unsigned char kMagic[8] = {'N', 'Q', 'J', 'O', 'U', 'R', 'N', 'L'};
+constexpr std::size_t kRouteBytes = 16;
+
+void put_u32(unsigned char* p, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+void put_u64(unsigned char* p, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+std::uint32_t get_u32(const unsigned char* p) {
+  std::uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+std::uint64_t get_u64(const unsigned char* p) {
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+std::string sys_error(const std::string& what, const std::string& path) {
+  return what + " checkpoint '" + path + "': " + std::strerror(errno);
+}
+
+void encode_header(const RunIdentity& run, unsigned char* h) {
+  std::memset(h, 0, FileJournal::kHeaderBytes);
+  std::memcpy(h, kMagic, sizeof kMagic);
+  put_u32(h + 8, FileJournal::kFormatVersion);
+  put_u32(h + 12, static_cast<std::uint32_t>(run.n));
+  put_u32(h + 16, static_cast<std::uint32_t>(run.split_rows));
+  put_u64(h + 24, run.classes);
+  put_u64(h + 32, run.subproblems);
+  std::memcpy(h + 40, run.route.data(), std::min(run.route.size(), kRouteBytes - 1));
+  put_u32(h + 56, FileJournal::kRecordBytes);
+  put_u32(h + 60, fnv1a32(h, 60));
+}
+
+void encode_record(const FinishedSubproblem& f, unsigned char* r) {
+  put_u64(r, f.index);
+  put_u64(r + 8, f.tally.solutions);
+  put_u64(r + 16, f.tally.nodes);
+  put_u32(r + 24, 0);
+  put_u32(r + 28, fnv1a32(r, 28));
+}
+
+bool write_all(int fd, const unsigned char* p, std::size_t size) {
+  while (size > 0) {
+    const ssize_t k = ::write(fd, p, size);
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    p += k;
+    size -= static_cast<std::size_t>(k);
+  }
+  return true;
+}
+
+// A new journal appears whole or not at all: header to a temporary name, synced, renamed.
+Expected<bool> create_journal(const std::string& path, const RunIdentity& run) {
+  unsigned char h[FileJournal::kHeaderBytes];
+  encode_header(run, h);
+  const std::string tmp = path + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Error{sys_error("cannot create", path)};
+  const bool ok = write_all(fd, h, sizeof h) && ::fsync(fd) == 0;
+  const std::string err = ok ? "" : sys_error("cannot write", path);
+  ::close(fd);
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string msg = ok ? sys_error("cannot create", path) : err;
+    ::unlink(tmp.c_str());
+    return Error{msg};
+  }
+  return true;
+}
+
+}  // namespace
+
+std::uint32_t fnv1a32(const unsigned char* bytes, std::size_t size) {
+  std::uint32_t h = 2166136261u;
+  for (std::size_t i = 0; i < size; ++i) {
+    h ^= bytes[i];
+    h *= 16777619u;
+  }
+  return h;
+}
+
+RunIdentity run_identity(const Plan& plan) {
+  return {plan.n, plan.split_rows, plan.classes, plan.subproblems.size(),
+          plan.classic    ? "classic"
+          : plan.rowsplit ? "rowsplit"
+                          : "canonical"};
+}
+
+std::string describe(const RunIdentity& run) {
+  return "n = " + std::to_string(run.n) + ", split depth " + std::to_string(run.split_rows) + ", " +
+         std::to_string(run.classes) + " classes, " + std::to_string(run.subproblems) +
+         " subproblems, " + run.route + " route";
+}
+
+ResumePoint resume_point(const Plan& plan, std::span<const FinishedSubproblem> finished) {
+  ResumePoint r;
+  std::vector<bool> done(plan.subproblems.size(), false);
+  for (const FinishedSubproblem& f : finished) {
+    if (f.index >= done.size() || done[f.index]) continue;  // begin() has checked both
+    done[f.index] = true;
+    r.done.weighted += static_cast<u128>(plan.weights[f.index]) * f.tally.solutions;
+    r.done.nodes += f.tally.nodes;
+    r.done.subproblems += 1;
+  }
+  r.todo.reserve(done.size() - r.done.subproblems);
+  for (std::size_t i = 0; i < done.size(); ++i)
+    if (!done[i]) r.todo.push_back(i);
+  return r;
+}
+
+FileJournal::FileJournal(std::string path, std::chrono::milliseconds flush_every)
+    : path_(std::move(path)), flush_every_(flush_every) {}
+
+FileJournal::~FileJournal() {
+  (void)close();
+}
+
+Expected<std::vector<FinishedSubproblem>> FileJournal::begin(const RunIdentity& run) {
+  if (fd_ >= 0) return Error{"checkpoint '" + path_ + "' is already open"};
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) != 0) {
+    if (errno != ENOENT) return Error{sys_error("cannot read", path_)};
+    if (auto made = create_journal(path_, run); !made) return made.error();
+  } else if (!S_ISREG(st.st_mode)) {
+    return Error{"checkpoint '" + path_ + "' is not a regular file"};
+  }
+  const int fd = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
+  if (fd < 0) return Error{sys_error("cannot open", path_)};
+  // Two runs appending to one journal would both skip nothing and double-count nothing, but
+  // they would waste each other's work: the second one is refused.
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    return Error{"checkpoint '" + path_ + "' is in use by another run"};
+  }
+  auto refuse = [&](const std::string& why) -> Expected<std::vector<FinishedSubproblem>> {
+    ::close(fd);
+    return Error{"checkpoint '" + path_ + "' " + why};
+  };
+
+  std::vector<unsigned char> bytes;
+  {
+    unsigned char chunk[1 << 16];
+    for (;;) {
+      const ssize_t k = ::pread(fd, chunk, sizeof chunk, static_cast<off_t>(bytes.size()));
+      if (k < 0 && errno == EINTR) continue;
+      if (k < 0) return refuse(std::string("cannot be read: ") + std::strerror(errno));
+      if (k == 0) break;
+      bytes.insert(bytes.end(), chunk, chunk + k);
+    }
+  }
+  if (bytes.size() < kHeaderBytes || !std::equal(kMagic, kMagic + 8, bytes.begin()))
+    return refuse("is not an nqcount checkpoint (no journal header)");
+  const unsigned char* h = bytes.data();
+  if (fnv1a32(h, 60) != get_u32(h + 60)) return refuse("has a corrupt header (checksum)");
+  if (get_u32(h + 8) != kFormatVersion)
+    return refuse("has format version " + std::to_string(get_u32(h + 8)) +
+                  "; this nqcount reads version " + std::to_string(kFormatVersion));
+  if (get_u32(h + 56) != kRecordBytes) return refuse("has a corrupt header (record size)");
+  RunIdentity theirs;
+  theirs.n = static_cast<int>(get_u32(h + 12));
+  theirs.split_rows = static_cast<int>(get_u32(h + 16));
+  theirs.classes = get_u64(h + 24);
+  theirs.subproblems = get_u64(h + 32);
+  theirs.route.assign(reinterpret_cast<const char*>(h + 40),
+                      strnlen(reinterpret_cast<const char*>(h + 40), kRouteBytes));
+  if (!(theirs == run))
+    return refuse("belongs to another run (" + describe(theirs) + "); this run has " +
+                  describe(run));
+
+  // Records: every one must check out, except a torn last one.
+  std::vector<FinishedSubproblem> done;
+  std::vector<std::uint64_t> seen_solutions(run.subproblems, ~std::uint64_t{0});
+  const std::size_t body = bytes.size() - kHeaderBytes;
+  const std::size_t whole = body / kRecordBytes;
+  std::size_t valid_end = kHeaderBytes + whole * kRecordBytes;
+  for (std::size_t i = 0; i < whole; ++i) {
+    const unsigned char* r = h + kHeaderBytes + i * kRecordBytes;
+    const bool last = i + 1 == whole && body % kRecordBytes == 0;
+    if (fnv1a32(r, 28) != get_u32(r + 28)) {
+      if (last) {
+        valid_end -= kRecordBytes;
+        break;
+      }
+      return refuse("is corrupt: record " + std::to_string(i + 1) + " of " + std::to_string(whole) +
+                    " fails its checksum");
+    }
+    FinishedSubproblem f{get_u64(r), {get_u64(r + 8), get_u64(r + 16)}};
+    if (f.index >= run.subproblems)
+      return refuse("is corrupt: record " + std::to_string(i + 1) + " names subproblem " +
+                    std::to_string(f.index) + " of " + std::to_string(run.subproblems));
+    std::uint64_t& seen = seen_solutions[f.index];
+    if (seen != ~std::uint64_t{0}) {
+      if (seen != f.tally.solutions)
+        return refuse("is corrupt: subproblem " + std::to_string(f.index) +
+                      " is recorded twice with different counts");
+      continue;
+    }
+    seen = f.tally.solutions;
+    done.push_back(f);
+  }
+  if (valid_end < bytes.size()) {
+    if (::ftruncate(fd, static_cast<off_t>(valid_end)) != 0)
+      return refuse(std::string("cannot be repaired: ") + std::strerror(errno));
+    warnings_.push_back("checkpoint '" + path_ + "': dropped a torn final record (" +
+                        std::to_string(bytes.size() - valid_end) +
+                        " bytes) left by an interrupted write");
+  }
+  fd_ = fd;
+  stop_ = false;
+  writer_ = std::thread([this] { writer_loop(); });
+  return done;
+}
+
+void FileJournal::record(std::span<const FinishedSubproblem> finished) {
+  unsigned char r[kRecordBytes];
+  std::lock_guard lock(buffer_mu_);
+  for (const FinishedSubproblem& f : finished) {
+    encode_record(f, r);
+    buffer_.insert(buffer_.end(), r, r + kRecordBytes);
+  }
+}
+
+void FileJournal::writer_loop() {
+  std::unique_lock lock(wake_mu_);
+  while (!stop_) {
+    wake_.wait_for(lock, flush_every_, [this] { return stop_; });
+    if (stop_) break;
+    lock.unlock();
+    (void)flush();
+    lock.lock();
+  }
+}
+
+Expected<bool> FileJournal::write_out(std::vector<unsigned char>& bytes) {
+  // Called with write_mu_ held. One write() of whole records: only the tail can tear.
+  if (!error_.empty()) return Error{error_};
+  if (bytes.empty()) return true;
+  if (!write_all(fd_, bytes.data(), bytes.size()) || ::fdatasync(fd_) != 0) {
+    error_ = sys_error("cannot write", path_);
+    return Error{error_};
+  }
+  bytes.clear();
+  return true;
+}
+
+Expected<bool> FileJournal::flush() {
+  std::lock_guard write_lock(write_mu_);
+  if (fd_ < 0) return error_.empty() ? Expected<bool>(true) : Expected<bool>(Error{error_});
+  std::vector<unsigned char> out;
+  {
+    std::lock_guard lock(buffer_mu_);
+    out.swap(buffer_);
+  }
+  return write_out(out);
+}
+
+Expected<bool> FileJournal::close() {
+  {
+    std::lock_guard lock(wake_mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (writer_.joinable()) writer_.join();
+  auto flushed = flush();
+  std::lock_guard write_lock(write_mu_);
+  if (fd_ >= 0) {
+    ::close(fd_);  // also releases the flock
+    fd_ = -1;
+  }
+  return flushed;
+}
+
+void CollectingJournal::record(std::span<const FinishedSubproblem> finished) {
+  std::lock_guard lock(mu_);
+  records_.insert(records_.end(), finished.begin(), finished.end());
+}
+
+std::vector<FinishedSubproblem> CollectingJournal::take() {
+  std::lock_guard lock(mu_);
+  return std::exchange(records_, {});
+}
+
+}  // namespace nq

@@ -1,0 +1,137 @@
+// Checkpoint and resume: a journal of finished subproblems and their counts.
+//
+// The plan is deterministic for a given n, split depth and route, so a subproblem is named by
+// its index in the plan, and a run can skip whatever an earlier run of the same plan finished.
+// The runner only sees the SubproblemJournal interface: `begin` once after planning (what is
+// already done, or an Error if the journal belongs to another run), then `record` from the
+// worker threads, once per batch of finished subproblems.
+//
+// The file (FileJournal) is a 64-byte header followed by 32-byte records, all little-endian:
+//   header: magic "NQJOURNL", format version (u32), n (u32), split depth (u32), 0 (u32),
+//           classes (u64), subproblems (u64), route "canonical"/"classic" (16 bytes, NUL
+//           padded), record size (u32), FNV-1a 32 of the 60 bytes before it (u32)
+//   record: index (u64), solutions (u64), nodes (u64), 0 (u32), FNV-1a 32 of the 28 bytes
+//           before it (u32)
+// Records are buffered and appended by one writer thread every `flush_every`, each batch with
+// a single write() of whole records on an O_APPEND descriptor, then fdatasync'd. A crash or a
+// second Ctrl-C can therefore only leave a torn tail, which the reader drops with a warning
+// (and truncates before appending again). Anything else that does not check out is an Error,
+// and the file is left exactly as it was.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/types.hpp"
+#include "count/reducer.hpp"
+#include "kernels/subproblem.hpp"
+
+namespace nq {
+
+struct Plan;
+
+// What a journal belongs to: a resumed run must have the same plan, subproblem for subproblem.
+struct RunIdentity {
+  int n = 0;
+  int split_rows = 0;
+  std::uint64_t classes = 0;
+  std::uint64_t subproblems = 0;
+  std::string route;  // "canonical" or "classic": every kernel of a route counts alike
+
+  bool operator==(const RunIdentity&) const = default;
+};
+
+RunIdentity run_identity(const Plan& plan);
+std::string describe(const RunIdentity& run);  // "n = 12, split depth 3, ..."
+
+struct FinishedSubproblem {
+  std::uint64_t index = 0;
+  Tally tally;
+};
+
+class SubproblemJournal {
+ public:
+  virtual ~SubproblemJournal() = default;
+  // Called once, after planning and before counting: the subproblems already finished, or an
+  // Error when the journal cannot be used for this run.
+  virtual Expected<std::vector<FinishedSubproblem>> begin(const RunIdentity& run) = 0;
+  // Called by worker threads, concurrently, once per batch of finished subproblems.
+  virtual void record(std::span<const FinishedSubproblem> finished) = 0;
+};
+
+// A resumed run: the sum of what is done, and the indices still to count, in plan order.
+struct ResumePoint {
+  Partial done;
+  std::vector<std::uint64_t> todo;
+};
+ResumePoint resume_point(const Plan& plan, std::span<const FinishedSubproblem> finished);
+
+// The journal on disk.
+class FileJournal final : public SubproblemJournal {
+ public:
+  static constexpr std::uint32_t kFormatVersion = 1;
+  static constexpr std::size_t kHeaderBytes = 64;
+  static constexpr std::size_t kRecordBytes = 32;
+
+  FileJournal(std::string path, std::chrono::milliseconds flush_every);
+  ~FileJournal() override;  // flushes and closes
+  FileJournal(const FileJournal&) = delete;
+  FileJournal& operator=(const FileJournal&) = delete;
+
+  Expected<std::vector<FinishedSubproblem>> begin(const RunIdentity& run) override;
+  void record(std::span<const FinishedSubproblem> finished) override;
+
+  // Writes what is buffered and syncs it to disk; the first write failure, if any, stays
+  // reported by every later call.
+  Expected<bool> flush();
+  // Flushes, stops the writer thread and closes the file. Idempotent.
+  Expected<bool> close();
+
+  const std::string& path() const { return path_; }
+  // Warnings found while opening (a torn final record dropped), as data: the engine never prints.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  void writer_loop();
+  Expected<bool> write_out(std::vector<unsigned char>& bytes);
+
+  std::string path_;
+  std::chrono::milliseconds flush_every_;
+  int fd_ = -1;
+  std::vector<std::string> warnings_;
+
+  std::mutex buffer_mu_;  // guards buffer_ (record() appends, the writer swaps it out)
+  std::vector<unsigned char> buffer_;
+  std::mutex write_mu_;  // one writer at a time on the file; guards error_
+  std::string error_;
+
+  std::mutex wake_mu_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread writer_;
+};
+
+// Keeps the records in memory (a rank of nqcount-mpi sends them on to rank 0).
+class CollectingJournal final : public SubproblemJournal {
+ public:
+  Expected<std::vector<FinishedSubproblem>> begin(const RunIdentity&) override {
+    return std::vector<FinishedSubproblem>{};
+  }
+  void record(std::span<const FinishedSubproblem> finished) override;
+  std::vector<FinishedSubproblem> take();
+
+ private:
+  std::mutex mu_;
+  std::vector<FinishedSubproblem> records_;
+};
+
+// FNV-1a, 32 bits: the checksum of every header and record.
+std::uint32_t fnv1a32(const unsigned char* bytes, std::size_t size);
+
+}  // namespace nq

@@ -1,0 +1,155 @@
+#include "count/memory.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
+#include "common/threads.hpp"
+#include "count/journal.hpp"
+#include "count/plan.hpp"
+#include "count/schedule.hpp"
+
+namespace nq {
+namespace {
+
+// The process before any plan: measured 5.5 MB of resident memory (/usr/bin/time -v, n = 4 and
+// n = 8 on 1 and 2 threads); rounded up.
+constexpr std::uint64_t kFixedBytes = std::uint64_t{8} << 20;
+// One worker: its stack pages and TBB's per-thread state. Measured 23 KB a thread (64 threads
+// against 1 at n = 8); rounded up.
+constexpr std::uint64_t kPerThreadBytes = std::uint64_t{64} << 10;
+
+// What the runner keeps per planned subproblem beside the plan (run.cpp run_on_arenas and
+// count()): the estimated cost, its double for dealing, the dealing order, the selection bit.
+constexpr std::uint64_t kPerPlannedBytes =
+    sizeof(std::uint64_t) + sizeof(double) + sizeof(std::uint32_t) + 1;
+// ... and per counted subproblem: its copy in its node's queue, the queue's id and remaining
+// estimate.
+constexpr std::uint64_t kPerCountedBytes =
+    sizeof(Subproblem) + sizeof(std::uint32_t) + sizeof(double);
+// A resumed run reads the journal (a record and a finished entry per subproblem done, the
+// solutions seen per planned one) and keeps the todo list.
+constexpr std::uint64_t kPerJournalBytes =
+    2 * sizeof(FinishedSubproblem) + 2 * sizeof(std::uint64_t);
+
+std::uint64_t threads_of(const CountConfig& config) {
+  return static_cast<std::uint64_t>(resolve_threads(config.threads));
+}
+
+}  // namespace
+
+std::uint64_t MemoryEstimate::total() const {
+  return fixed + plan + run + threads;
+}
+
+std::uint64_t kernel_scratch_bytes(const Kernel* kernel, int n) {
+  if (!kernel || kernel->name != "join") return 0;
+  // The join's row-split subproblems keep, per thread, both halves' placements (8 bytes each,
+  // grown by doubling, and the sieve's 8-byte copies) and the halves' top and bottom parts (32
+  // bytes each, and 24 per sorted bottom one): 4x the measured largest (join_scratch_sizes),
+  // capped where the kernel gives a subproblem to the search instead.
+  const JoinScratchSizes bound = join_scratch_sizes(n, 4.0);
+  const std::uint64_t leaves = bound.leaves, parts = bound.parts;
+  return std::min<std::uint64_t>(kJoinScratchBytes,
+                                 leaves * 2 * (16 + 8) + parts * 2 * (2 * 32 + 24) + (1u << 20));
+}
+
+MemoryEstimate estimate_memory(const Plan& plan, const CountConfig& config, std::uint64_t counted) {
+  MemoryEstimate e;
+  const std::uint64_t planned = plan.subproblems.size();
+  const std::uint64_t plan_bytes =
+      plan.subproblems.capacity() * sizeof(Subproblem) + plan.weights.capacity();
+  // A canonical plan is made class by class and concatenated: the pieces (grown by doubling,
+  // under twice their size) sit beside the whole while it is assembled.
+  const bool pieces = !plan.classic && !plan.rowsplit;
+  const std::uint64_t planning = plan_bytes + (pieces ? 2 * planned * sizeof(Subproblem) : 0);
+  std::uint64_t run = planned * kPerPlannedBytes + counted * kPerCountedBytes;
+  if (config.journal) run += planned * kPerJournalBytes;
+  if (config.task_stats) run += planned * sizeof(TaskStat);
+  e.fixed = kFixedBytes;
+  e.plan = plan_bytes;
+  e.run = std::max(run, planning - plan_bytes);  // counting, or the pieces while planning
+  // The row-split plan is the join's, and only the join's (run.cpp plan_for): the plan, not
+  // the kernel's name, says which kernel runs, whatever "auto" resolves to.
+  const std::uint64_t scratch =
+      plan.rowsplit ? kernel_scratch_bytes(find_kernel("join"), plan.n) : 0;
+  e.threads = threads_of(config) * (kPerThreadBytes + scratch);
+  return e;
+}
+
+MemoryEstimate estimate_memory_without_plan(int threads) {
+  MemoryEstimate e;
+  e.fixed = kFixedBytes;
+  e.threads = static_cast<std::uint64_t>(std::max(threads, 1)) * kPerThreadBytes;
+  return e;
+}
+
+std::uint64_t default_memory_limit() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return ~std::uint64_t{0};  // unknown: no limit of our own
+  return static_cast<std::uint64_t>(pages) / 10 * 8 * static_cast<std::uint64_t>(page);
+}
+
+std::optional<Error> check_memory(std::uint64_t estimate, std::uint64_t limit) {
+  const bool given = limit != 0;
+  if (!given) limit = default_memory_limit();
+  if (estimate <= limit) return std::nullopt;
+  return Error{"this count needs about " + format_bytes(estimate) + ", above the memory limit of " +
+               format_bytes(limit) +
+               (given ? " (--memory-limit)" : " (80% of this machine's memory; --memory-limit)")};
+}
+
+std::string format_bytes(std::uint64_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  static const char* const kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double value = static_cast<double>(bytes) / 1024;
+  int unit = 0;
+  while (value >= 1024 && unit < 5) {
+    value /= 1024;
+    ++unit;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %s", value, kUnits[unit]);
+  return buf;
+}
+
+std::optional<std::uint64_t> parse_byte_size(const std::string& text) {
+  std::size_t i = 0;
+  const std::size_t n = text.size();
+  auto digit = [&](std::size_t k) {
+    return k < n && std::isdigit(static_cast<unsigned char>(text[k]));
+  };
+  if (!digit(0)) return std::nullopt;  // no sign, no space, no empty string
+  long double value = 0;
+  for (; digit(i); ++i) value = value * 10 + (text[i] - '0');
+  bool fraction = false;
+  if (i < n && text[i] == '.') {
+    fraction = true;
+    ++i;
+    if (!digit(i)) return std::nullopt;
+    for (long double scale = 0.1L; digit(i); ++i, scale /= 10) value += scale * (text[i] - '0');
+  }
+  std::string unit;
+  for (; i < n; ++i)
+    unit.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(text[i]))));
+  int shift = 0;
+  if (!unit.empty() && unit != "B") {
+    const std::string prefixes = "KMGT";
+    const std::size_t p = prefixes.find(unit[0]);
+    const std::string rest = unit.substr(1);
+    if (p == std::string::npos || !(rest.empty() || rest == "B" || rest == "IB"))
+      return std::nullopt;
+    shift = 10 * static_cast<int>(p + 1);
+  } else if (fraction) {
+    return std::nullopt;  // a fraction of a byte
+  }
+  const long double bytes = std::ldexp(value, shift);
+  if (bytes < 1 || bytes >= 18446744073709551616.0L) return std::nullopt;
+  return static_cast<std::uint64_t>(std::min(std::floor(bytes + 0.5L), 18446744073709551615.0L));
+}
+
+}  // namespace nq

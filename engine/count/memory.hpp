@@ -1,0 +1,61 @@
+// The memory a count needs, estimated up front from its plan, so that a run too large for the
+// machine is refused with a clear error before it starts instead of being killed half way by
+// the kernel's OOM killer (issue 4: "memory is bounded, with an estimate up front").
+//
+// The estimate is an upper bound built from what the runner really holds (engine/count/run.cpp):
+//   fixed     the process itself: code, libraries, TBB's and hwloc's state (5.5 MB measured);
+//   plan      the subproblems (their vector's capacity), the weights, and while a canonical plan
+//             is made, its per-class pieces beside the concatenated plan;
+//   run       per planned subproblem the cost vector and the dealing order, per counted one its
+//             copy in its node's queue, the queue's ids and estimates (and the journal's todo
+//             list, the task stats where asked);
+//   threads   each worker's stack and TBB state, plus the kernel's own per-thread scratch: the
+//             join's buffers (kernels.hpp, kJoinScratchBytes), nothing for the backtracking
+//             kernels, whose state lives on the stack.
+// peak = fixed + threads + max(plan while planning, plan + run while counting).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "common/types.hpp"
+#include "count/count.hpp"
+#include "kernels/kernels.hpp"
+
+namespace nq {
+
+// What a count of `plan` with `config` (its threads, journal, task stats) needs at its
+// peak, in bytes. `counted`: how many of the plan's subproblems this run counts (all of them for
+// count(), the selection for count_selected()).
+struct MemoryEstimate {
+  std::uint64_t fixed = 0;
+  std::uint64_t plan = 0;     // the plan as it stands
+  std::uint64_t run = 0;      // what the runner adds beside it (or, if more, the plan's pieces)
+  std::uint64_t threads = 0;  // every worker's stack, state and kernel scratch
+  std::uint64_t total() const;
+};
+MemoryEstimate estimate_memory(const Plan& plan, const CountConfig& config, std::uint64_t counted);
+// The same for a board too small for a plan (n < 4: enumerated on the calling thread).
+MemoryEstimate estimate_memory_without_plan(int threads);
+
+// The kernel's own scratch per thread for an n-board: for the join, kJoinScratchBytes scaled
+// down to the most placements a half of this board can have (ceil(n/2)! bounds them); 0 for
+// the backtracking kernels (and the classic one, `kernel` null).
+std::uint64_t kernel_scratch_bytes(const Kernel* kernel, int n);
+
+// The default limit: 80% of the physical memory (sysconf), leaving room for the system.
+std::uint64_t default_memory_limit();
+
+// An Error when `estimate` is above `limit` (0: default_memory_limit()), saying both.
+std::optional<Error> check_memory(std::uint64_t estimate, std::uint64_t limit);
+
+// Bytes as a person reads them: "512 B", "9.1 MiB", "8.0 GiB" (powers of 1024).
+std::string format_bytes(std::uint64_t bytes);
+
+// A size as a person types it: plain bytes ("1000000"), or a number (decimals allowed) with a
+// unit K, M, G or T (powers of 1024), optionally followed by "B" or "iB", in either case:
+// "512M", "8G", "8GB", "1.5G", "64KiB". Nothing for anything else, zero, or a size above 2^64.
+std::optional<std::uint64_t> parse_byte_size(const std::string& text);
+
+}  // namespace nq

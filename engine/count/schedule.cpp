@@ -1,0 +1,275 @@
+#include "count/schedule.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <fstream>
+#include <numeric>
+#include <queue>
+#include <sstream>
+
+#include "count/topology.hpp"
+
+namespace nq {
+
+std::vector<std::uint32_t> largest_first(const std::vector<double>& costs) {
+  std::vector<std::uint32_t> order(costs.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return costs[a] > costs[b]; });
+  return order;
+}
+
+std::vector<std::uint32_t> claim_order(const std::vector<double>& costs, bool plan_order) {
+  if (!plan_order) return largest_first(costs);
+  std::vector<std::uint32_t> order(costs.size());
+  std::iota(order.begin(), order.end(), 0u);
+  return order;
+}
+
+std::vector<std::vector<std::uint32_t>> deal_to_arenas(const std::vector<std::uint32_t>& order,
+                                                       const std::vector<double>& costs,
+                                                       const std::vector<int>& threads) {
+  std::vector<std::vector<std::uint32_t>> queues(threads.size());
+  if (threads.empty()) return queues;
+  // A min-heap of (load per thread, arena): the least loaded arena on top, ties to the lower.
+  using Entry = std::pair<double, std::size_t>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> lightest;
+  std::vector<double> load(threads.size(), 0.0);
+  for (std::size_t a = 0; a < threads.size(); ++a) lightest.push({0.0, a});
+  for (std::uint32_t i : order) {
+    const std::size_t best = lightest.top().second;
+    lightest.pop();
+    // An item's cost counts at least a little, so zero-cost items still spread evenly.
+    load[best] += std::max(costs[i], 1e-12);
+    queues[best].push_back(i);
+    lightest.push({load[best] / std::max(threads[best], 1), best});
+  }
+  return queues;
+}
+
+std::size_t claim_size(std::size_t length, int threads) {
+  // About 32 claims per thread over the queue, at most 16 subproblems per claim.
+  const std::size_t per = length / (static_cast<std::size_t>(std::max(threads, 1)) * 32);
+  return std::clamp<std::size_t>(per, 1, 16);
+}
+
+ThreadRanges split_among_threads(const std::vector<std::uint32_t>& ids,
+                                 const std::vector<double>& costs, int threads, bool keep_order) {
+  const auto t_count = static_cast<std::size_t>(std::max(threads, 1));
+  ThreadRanges r;
+  r.bounds.assign(t_count + 1, 0);
+  if (keep_order) {
+    // Contiguous blocks: thread t's block ends where the prefix cost is nearest (t+1)/T of the
+    // total (neighbours in plan order share the join kernel's cached rows).
+    r.ids = ids;
+    const std::vector<double> after = suffix_costs(ids, costs);
+    const double total = after[0];
+    std::size_t k = 0;
+    for (std::size_t t = 1; t < t_count; ++t) {
+      const double target = total * static_cast<double>(t) / static_cast<double>(t_count);
+      // Advance while taking one more position brings the prefix nearer the target.
+      while (k < ids.size() && (total - after[k + 1]) - target <= target - (total - after[k])) ++k;
+      r.bounds[t] = k;
+    }
+  } else {
+    // LPT over the threads (one each); a share keeps the list's order, largest first.
+    const auto shares = deal_to_arenas(ids, costs, std::vector<int>(t_count, 1));
+    r.ids.reserve(ids.size());
+    for (std::size_t t = 0; t < t_count; ++t) {
+      r.bounds[t] = r.ids.size();
+      r.ids.insert(r.ids.end(), shares[t].begin(), shares[t].end());
+    }
+  }
+  r.bounds[t_count] = ids.size();
+  return r;
+}
+
+std::vector<double> suffix_costs(const std::vector<std::uint32_t>& ids,
+                                 const std::vector<double>& costs) {
+  std::vector<double> after(ids.size() + 1, 0.0);
+  for (std::size_t k = ids.size(); k-- > 0;)
+    after[k] = after[k + 1] + std::max(costs[ids[k]], 1e-12);
+  return after;
+}
+
+double range_work(const std::vector<double>& after, std::size_t begin, std::size_t end) {
+  if (begin >= end) return 0;
+  // Suffix sums of very unequal costs can round a small range's difference to 0 (or below).
+  return std::max(after[begin] - after[end], std::numeric_limits<double>::min());
+}
+
+std::size_t steal_split(const std::vector<double>& after, std::size_t begin, std::size_t end) {
+  if (end - begin <= 1) return begin;
+  const double half = (after[begin] - after[end]) / 2;
+  // The back part [mid, end) shrinks as mid grows: find the first mid in (begin, end) whose
+  // back part holds at most half the work, then compare it with the part one position larger.
+  std::size_t lo = begin + 1, hi = end - 1;  // the answer lies in [lo, hi]
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (after[mid] - after[end] <= half)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  // lo: the largest back part with at most half (or the last position alone, if even that is
+  // more). One position more is nearer half only if it beats it strictly; neither part is ever
+  // the whole range (a range of two or more is shared). The front part [begin, mid) holds the
+  // rest, so it is just as near half.
+  const double smaller = after[lo] - after[end];
+  if (lo - 1 > begin && (after[lo - 1] - after[end]) - half < half - smaller) return lo - 1;
+  return lo;
+}
+
+int WorkLayout::node_at(std::size_t position) const {
+  // node_begin is ascending; nodes are few.
+  const auto it = std::upper_bound(node_begin.begin(), node_begin.end(), position);
+  return static_cast<int>(it - node_begin.begin()) - 1;
+}
+
+StealCut cut_for_steal(const WorkLayout& layout, std::size_t begin, std::size_t end) {
+  if (end - begin == 1) return {begin, end, end, end};
+  const std::size_t mid = steal_split(layout.after, begin, end);
+  if (layout.steal_front) return {begin, mid, mid, end};
+  return {mid, end, begin, mid};
+}
+
+WorkLayout lay_out_work(const std::vector<std::uint32_t>& order, const std::vector<double>& costs,
+                        const std::vector<int>& threads, bool keep_order) {
+  WorkLayout layout;
+  const auto dealt = deal_to_arenas(order, costs, threads);
+  layout.node_begin.push_back(0);
+  layout.worker_begin.push_back(0);
+  for (std::size_t k = 0; k < dealt.size(); ++k) {
+    const int t = std::max(threads[k], 1);
+    const ThreadRanges split = split_among_threads(dealt[k], costs, t, keep_order);
+    const std::size_t base = layout.ids.size();
+    for (int w = 0; w < t; ++w) {
+      layout.range_begin.push_back(base + split.bounds[static_cast<std::size_t>(w)]);
+      layout.node_of.push_back(static_cast<int>(k));
+    }
+    layout.ids.insert(layout.ids.end(), split.ids.begin(), split.ids.end());
+    layout.node_begin.push_back(layout.ids.size());
+    layout.worker_begin.push_back(layout.node_of.size());
+    layout.chunk.push_back(claim_size(dealt[k].size(), t));
+  }
+  layout.range_begin.push_back(layout.ids.size());
+  layout.after = suffix_costs(layout.ids, costs);
+  layout.steal_front = !keep_order;
+  return layout;
+}
+
+SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, int node_cores,
+                               double serial_seconds, bool plan_order) {
+  SimulatedRun run;
+  run.workers = std::max(workers, 1);
+  node_cores = std::max(node_cores, 1);
+  // The machine: as many nodes of node_cores cores as the workers need.
+  Topology machine;
+  const int nodes = (run.workers + node_cores - 1) / node_cores;
+  for (int k = 0; k < nodes; ++k) {
+    NumaNode node;
+    node.os_index = k;
+    node.cores = node_cores;
+    machine.nodes.push_back(node);
+  }
+  const NumaPlan plan = plan_arenas(machine, run.workers, true);
+  run.arenas = static_cast<int>(plan.arenas.size());
+
+  std::vector<double> cost(tasks.size()), estimate(tasks.size());
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    cost[i] = tasks[i].seconds;
+    estimate[i] = tasks[i].estimate;
+    run.work += tasks[i].seconds;
+  }
+  std::vector<int> threads;
+  for (const ArenaPlan& a : plan.arenas) threads.push_back(a.threads);
+  // The tasks are sorted by id (read_task_stats), so plan order is their order.
+  const WorkLayout layout =
+      lay_out_work(claim_order(estimate, plan_order), estimate, threads, plan_order);
+
+  // Each worker's range [begin, end), as the runner's range words hold them.
+  const std::size_t w_count = layout.workers();
+  std::vector<std::size_t> begin(layout.range_begin.begin(), layout.range_begin.end() - 1);
+  std::vector<std::size_t> end(layout.range_begin.begin() + 1, layout.range_begin.end());
+  auto left_of = [&](std::size_t w) { return range_work(layout.after, begin[w], end[w]); };
+  // Event simulation: the worker that becomes free first claims next (ties: lower worker);
+  // a claim and a steal take no time.
+  using Event = std::pair<double, std::size_t>;  // (free at, worker)
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> free_at;
+  for (std::size_t w = 0; w < w_count; ++w) free_at.push({0.0, w});
+  while (!free_at.empty()) {
+    const auto [now, w] = free_at.top();
+    free_at.pop();
+    if (begin[w] >= end[w]) {  // empty: steal half of the richest range
+      const int victim = range_to_steal(layout, layout.node_of[w], left_of);
+      if (victim < 0) {  // nothing left anywhere: this worker is done
+        run.makespan = std::max(run.makespan, now);
+        continue;
+      }
+      const auto v = static_cast<std::size_t>(victim);
+      const StealCut cut = cut_for_steal(layout, begin[v], end[v]);
+      begin[w] = cut.thief_begin;
+      end[w] = cut.thief_end;
+      begin[v] = cut.victim_begin;
+      end[v] = cut.victim_end;
+      ++run.steals;
+    }
+    const std::size_t node = static_cast<std::size_t>(layout.node_at(begin[w]));
+    const std::size_t stop = std::min(begin[w] + layout.chunk[node], end[w]);
+    double busy = 0;
+    for (; begin[w] < stop; ++begin[w]) busy += cost[layout.ids[begin[w]]];
+    free_at.push({now + busy, w});
+  }
+  run.work += serial_seconds;
+  run.makespan += serial_seconds;
+  run.speedup = run.makespan > 0 ? run.work / run.makespan : 1.0;
+  run.efficiency = run.speedup / run.workers;
+  return run;
+}
+
+std::vector<TaskStat> costs_from_nodes(std::vector<TaskStat> tasks) {
+  double seconds = 0, nodes = 0;
+  for (const TaskStat& t : tasks) {
+    seconds += t.seconds;
+    nodes += static_cast<double>(t.nodes);
+  }
+  const double per_node = nodes > 0 ? seconds / nodes : 0.0;
+  for (TaskStat& t : tasks) t.seconds = per_node * static_cast<double>(t.nodes);
+  return tasks;
+}
+
+Expected<std::vector<TaskStat>> read_task_stats(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Error{"cannot read task stats '" + path + "'"};
+  std::string line;
+  if (!std::getline(in, line) || line.rfind("id,nodes,seconds,estimate", 0) != 0)
+    return Error{"'" + path + "' is not a --task-stats file (expected the header " +
+                 "'id,nodes,seconds,estimate,plan_order')"};
+  const bool has_order = line.rfind("id,nodes,seconds,estimate,plan_order", 0) == 0;
+  std::vector<TaskStat> tasks;
+  int row = 1;
+  while (std::getline(in, line)) {
+    ++row;
+    if (line.empty()) continue;
+    std::istringstream fields(line);
+    TaskStat t;
+    char c1 = 0, c2 = 0, c3 = 0;
+    char c4 = ',';
+    int order = 0;
+    if (!(fields >> t.id >> c1 >> t.nodes >> c2 >> t.seconds >> c3 >> t.estimate) || c1 != ',' ||
+        c2 != ',' || c3 != ',' || t.seconds < 0 || t.estimate < 0 ||
+        (has_order && (!(fields >> c4 >> order) || c4 != ',' || (order != 0 && order != 1))))
+      return Error{"'" + path + "' line " + std::to_string(row) + ": expected " +
+                   (has_order ? "'id,nodes,seconds,estimate,plan_order' with non-negative "
+                                "numbers and plan_order 0 or 1"
+                              : "'id,nodes,seconds,estimate' with non-negative numbers")};
+    t.plan_order = order == 1;
+    tasks.push_back(t);
+  }
+  if (tasks.empty()) return Error{"'" + path + "' has no task rows"};
+  std::sort(tasks.begin(), tasks.end(),
+            [](const TaskStat& a, const TaskStat& b) { return a.id < b.id; });
+  return tasks;
+}
+
+}  // namespace nq

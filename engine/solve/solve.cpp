@@ -1,0 +1,275 @@
+// Attempt scheduling for `solve`: restarts, the parallel race, --solutions, verification.
+//
+// Attempt k of a run uses the seed mix_seed(seed, k), and what it returns depends on nothing
+// else (not on the thread count, not on timing). The race keeps that property:
+//   - T workers (TBB task_group tasks) take attempts k = w, w + T, w + 2T, ...;
+//   - the first success publishes its index as `winner`; every attempt with a higher index
+//     sees it at its next poll and stops (first success cancels the rest), and no worker starts
+//     an attempt above it; attempts below it run to the end, since one of them could still win;
+//   - the answer is the attempt with the lowest index that solved.
+// So a seed gives the same solution at every thread count, and `restarts` (the winner's index:
+// every attempt before it failed) is reproducible too.
+// At large n one attempt is the whole job, and racing T copies would multiply the memory by T:
+// there a single worker runs attempts one by one and the threads split each attempt's
+// start-up instead (qs4 only; the other methods are for comparison at small n).
+#include "solve/solve.hpp"
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+#include <tbb/task_group.h>
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <mutex>
+#include <numeric>
+#include <unordered_map>
+
+#include "common/threads.hpp"
+#include "solve/local_search.hpp"
+#include "solve/verify.hpp"
+
+namespace nq {
+
+bool parse_solve_method(const std::string& word, SolveMethod& method) {
+  if (word == "qs4")
+    method = SolveMethod::qs4;
+  else if (word == "qs4-plain")
+    method = SolveMethod::qs4_plain;
+  else if (word == "minconflict")
+    method = SolveMethod::minconflict;
+  else if (word == "swap")
+    method = SolveMethod::swap;
+  else
+    return false;
+  return true;
+}
+
+const char* solve_method_name(SolveMethod method) {
+  switch (method) {
+    case SolveMethod::qs4:
+      return "qs4";
+    case SolveMethod::qs4_plain:
+      return "qs4-plain";
+    case SolveMethod::minconflict:
+      return "minconflict";
+    case SolveMethod::swap:
+      return "swap";
+  }
+  return "?";
+}
+
+namespace {
+
+using detail::AttemptOptions;
+using detail::AttemptOutcome;
+using detail::AttemptStats;
+using detail::StopSignal;
+
+constexpr std::uint32_t kSplitStartupFrom = 1u << 17;  // one attempt at a time from here on
+// Modular: toroidal search attempts before falling back to the linear construction, and the
+// largest n searched at all. Toroidal solutions are rare (n = 13: 4524 of 73712 solutions), and
+// the toroidal local search gets stuck: in our runs it finds them up to n = 13 within a few
+// dozen restarts and failed all 256 restarts at n = 25, 101 and 1009. Above this bound the
+// search is skipped and the result says "construction".
+constexpr std::uint64_t kModularSearchAttempts = 128;
+constexpr std::uint32_t kModularSearchUpTo = 23;
+// --solutions K: stop when this many successes in a row bring nothing new (small n).
+constexpr std::uint64_t kDuplicatesBeforeExhausted = 200;
+
+struct Race {
+  const SolveConfig& config;
+  std::uint32_t n;
+  int workers;
+  bool split_startup;
+  const std::atomic<bool>* cancel;
+  bool has_deadline;
+  std::chrono::steady_clock::time_point deadline;
+  std::atomic<bool> timed_out{false};
+  std::uint64_t last_accepted = 0;  // many(): index of the last attempt whose solution was kept
+
+  bool modular_by_construction(std::uint64_t k) const {
+    return config.modular && (n > kModularSearchUpTo || k >= kModularSearchAttempts);
+  }
+
+  // Runs attempt k into `rows`.
+  AttemptOutcome attempt(std::uint64_t k, Permutation& rows,
+                         const std::atomic<std::uint64_t>* winner) {
+    const std::uint64_t seed = detail::mix_seed(config.seed, k);
+    if (modular_by_construction(k)) {
+      detail::modular_construction(n, seed, rows);
+      return AttemptOutcome::solved;
+    }
+    StopSignal stop{cancel, winner, k, has_deadline, deadline, &timed_out};
+    if (stop.should_stop()) return AttemptOutcome::stopped;
+    AttemptOptions o{n, seed, config.modular, split_startup, std::uint64_t(config.max_tries)};
+    AttemptStats stats;
+    switch (config.method) {
+      case SolveMethod::qs4:
+        return detail::qs4_attempt(o, rows, stop, stats);
+      case SolveMethod::qs4_plain:
+        return detail::qs4_plain_attempt(o, rows, stop, stats);
+      case SolveMethod::minconflict:
+        return detail::minconflict_attempt(o, rows, stop, stats);
+      case SolveMethod::swap:
+        return detail::swap_attempt(o, rows, stop, stats);
+    }
+    return AttemptOutcome::failed;
+  }
+
+  bool out_of_time() const {
+    return (cancel && cancel->load()) || timed_out.load() ||
+           (has_deadline && std::chrono::steady_clock::now() >= deadline);
+  }
+
+  // The race for one solution. Returns the winner's index, or UINT64_MAX if stopped.
+  std::uint64_t first(Permutation& best) {
+    std::atomic<std::uint64_t> winner{std::numeric_limits<std::uint64_t>::max()};
+    std::mutex lock;
+    tbb::task_group group;
+    for (int w = 0; w < workers; ++w)
+      group.run([&, w] {
+        Permutation rows;
+        for (std::uint64_t k = w; k < winner.load(); k += workers) {
+          if (out_of_time()) return;
+          if (attempt(k, rows, &winner) != AttemptOutcome::solved) continue;
+          std::lock_guard<std::mutex> hold(lock);
+          if (k < winner.load()) {
+            winner.store(k);
+            best.swap(rows);
+          }
+          return;
+        }
+      });
+    group.wait();
+    return winner.load();
+  }
+
+  // K distinct solutions: rounds of attempts in index order, duplicates skipped in order.
+  SolveStatus many(int wanted, std::vector<Permutation>& found, std::uint64_t& restarts) {
+    // Solutions are told apart by a 64-bit hash, then compared in full on a hash match: at
+    // large n a set of copies would double the memory.
+    std::unordered_multimap<std::uint64_t, std::size_t> seen;
+    auto fingerprint = [](const Permutation& p) {
+      std::uint64_t h = p.size();
+      for (std::uint32_t v : p) h = (h ^ v) * 0x100000001b3ULL;
+      return h;
+    };
+    std::uint64_t next = 0, duplicates_in_a_row = 0;
+    const std::uint64_t round = static_cast<std::uint64_t>(workers);
+    while (static_cast<int>(found.size()) < wanted) {
+      std::vector<Permutation> rows(round);
+      std::vector<AttemptOutcome> outcome(round, AttemptOutcome::failed);
+      tbb::parallel_for(std::uint64_t{0}, round,
+                        [&](std::uint64_t r) { outcome[r] = attempt(next + r, rows[r], nullptr); });
+      for (std::uint64_t r = 0; r < round && static_cast<int>(found.size()) < wanted; ++r) {
+        if (outcome[r] == AttemptOutcome::stopped) return out_of_time_status();
+        if (outcome[r] == AttemptOutcome::failed) {
+          ++restarts;
+          continue;
+        }
+        const std::uint64_t key = fingerprint(rows[r]);
+        const auto [from, to] = seen.equal_range(key);
+        const bool repeated = std::any_of(
+            from, to, [&](const auto& entry) { return found[entry.second] == rows[r]; });
+        if (!repeated) {
+          seen.emplace(key, found.size());
+          found.push_back(std::move(rows[r]));
+          last_accepted = next + r;
+          duplicates_in_a_row = 0;
+        } else if (++duplicates_in_a_row >= kDuplicatesBeforeExhausted) {
+          return SolveStatus::exhausted;
+        }
+      }
+      next += round;
+      if (out_of_time()) return out_of_time_status();
+    }
+    return SolveStatus::found;
+  }
+
+  SolveStatus out_of_time_status() const {
+    return (cancel && cancel->load()) ? SolveStatus::cancelled : SolveStatus::time_limit;
+  }
+};
+
+}  // namespace
+
+Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor) {
+  const auto start = std::chrono::steady_clock::now();
+  if (config.n < 1 || config.n > kMaxSolveN)
+    return Error{"--n " + std::to_string(config.n) + " is out of range; solve takes 1.." +
+                 std::to_string(kMaxSolveN)};
+  if (config.solutions < 1)
+    return Error{"--solutions " + std::to_string(config.solutions) + " must be at least 1"};
+  if (config.threads < 0) return Error{"--threads must be positive"};
+  if (config.max_tries < 0) return Error{"--max-tries must be positive"};
+  if (config.max_tries > 0 && config.method != SolveMethod::swap)
+    return Error{"--max-tries applies to --method swap only"};
+  if (config.time_limit_seconds < 0) return Error{"--time-limit must not be negative"};
+  if (config.modular && std::gcd(config.n, std::int64_t{6}) != 1)
+    return Error{
+        "--modular needs gcd(n, 6) = 1 (n not divisible by 2 or 3): a modular "
+        "(toroidal) solution exists for no other n; n = " +
+        std::to_string(config.n) + " is divisible by " + (config.n % 2 == 0 ? "2" : "3")};
+
+  SolveResult result;
+  result.n = config.n;
+  result.method = config.method;
+  result.seed = config.seed;
+  result.threads = resolve_threads(config.threads);
+  const auto n = static_cast<std::uint32_t>(config.n);
+
+  if (n == 2 || n == 3) {
+    result.status = SolveStatus::no_solution;
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
+
+  const bool split = config.method == SolveMethod::qs4 && n >= kSplitStartupFrom;
+  Race race{config,
+            n,
+            split ? 1 : result.threads,
+            split,
+            monitor ? &monitor->cancel : nullptr,
+            config.time_limit_seconds > 0,
+            {},
+            {}};
+  if (race.has_deadline)
+    race.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(config.time_limit_seconds));
+
+  tbb::task_arena arena(result.threads);
+  std::vector<Permutation> found;
+  arena.execute([&] {
+    if (n == 1) {
+      found.push_back(Permutation{0});
+      result.status = SolveStatus::found;
+    } else if (config.solutions == 1) {
+      Permutation best;
+      const std::uint64_t k = race.first(best);
+      if (k == std::numeric_limits<std::uint64_t>::max()) {
+        result.status = race.out_of_time_status();
+      } else {
+        result.restarts = k;
+        result.status = SolveStatus::found;
+        if (config.modular)
+          result.modular_route = race.modular_by_construction(k) ? "construction" : "search";
+        found.push_back(std::move(best));
+      }
+    } else {
+      result.status = race.many(config.solutions, found, result.restarts);
+      if (config.modular)
+        result.modular_route =
+            race.modular_by_construction(race.last_accepted) ? "construction" : "search";
+    }
+    result.verified = true;
+    for (const Permutation& p : found)
+      result.verified = result.verified && verify_solution(p.data(), p.size(), config.modular);
+  });
+  result.solutions = std::move(found);
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace nq

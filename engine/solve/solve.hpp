@@ -1,0 +1,70 @@
+// Single solutions for large n: local search in the manner of Sosic & Gu's QS4 (SPEC 3.5).
+// A plain config in, verified solutions (or an error) out. The engine never prints and never
+// exits; the CLI decides what a status means for the exit code.
+//
+// Where each phase lives: solve.cpp (attempt scheduling, restarts, cancellation, --solutions),
+// qs4.cpp (the QS4 start-up and repair, the baseline plain QS4, the two simpler searches, the
+// modular search), verify.cpp (the O(n) check every returned solution passes).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/huge_pages.hpp"
+#include "common/types.hpp"
+
+namespace nq {
+
+// The largest board `solve` accepts: 32-bit rows, diagonal indices below 2^32.
+inline constexpr std::int64_t kMaxSolveN = 2'000'000'000;
+
+enum class SolveMethod {
+  qs4,          // QS4 with the cache-blocked, thread-split start-up (the default)
+  qs4_plain,    // textbook single-threaded QS4: the baseline scripts/bench-solve compares with
+  minconflict,  // random permutation, random swaps of attacked queens, restarts
+  swap,         // random-pair swap hill climbing, stops after L failed tries, restarts
+};
+
+// Parses "qs4", "qs4-plain", "minconflict", "swap"; false for anything else.
+bool parse_solve_method(const std::string& word, SolveMethod& method);
+const char* solve_method_name(SolveMethod method);
+
+struct SolveConfig {
+  std::int64_t n = 0;
+  SolveMethod method = SolveMethod::qs4;
+  std::uint64_t seed = 0;
+  int threads = 0;                // 0: every hardware thread
+  int solutions = 1;              // distinct solutions wanted
+  bool modular = false;           // every cyclic column shift must again be a solution
+  std::int64_t max_tries = 0;     // swap method: failed tries before a restart; 0: default
+  double time_limit_seconds = 0;  // 0: no limit
+};
+
+enum class SolveStatus {
+  found,        // `solutions` holds the requested number of distinct, verified solutions
+  no_solution,  // n = 2 or n = 3: none exists
+  time_limit,   // the time limit passed first (`solutions` holds what was found by then)
+  exhausted,    // the search stopped finding new distinct solutions (small n, large K)
+  cancelled,    // Monitor::cancel stopped it
+};
+
+struct SolveResult {
+  std::int64_t n = 0;
+  SolveMethod method = SolveMethod::qs4;
+  std::uint64_t seed = 0;
+  int threads = 0;
+  SolveStatus status = SolveStatus::found;
+  std::uint64_t restarts = 0;  // attempts that ended without a solution
+  double seconds = 0;          // search and verification, not printing
+  bool verified = false;       // every solution passed verify_solution
+  // How a modular solution was obtained: "search" (toroidal local search) or "construction"
+  // (p(i) = a*i + b mod n, the fallback when the search ran out of its budget). Empty otherwise.
+  std::string modular_route;
+  // 0-based rows: solutions[k][i] is the row of the queen in column i.
+  std::vector<Permutation> solutions;
+};
+
+Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor = nullptr);
+
+}  // namespace nq

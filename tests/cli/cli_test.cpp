@@ -1,0 +1,211 @@
+// The nqcount command line, run as a user runs it: exit codes, stderr, JSON.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "kernels/kernels.hpp"
+#include "tests/cli_runner.hpp"
+
+namespace {
+
+using nq::test::expect_usage_error;
+using nq::test::nqcount;
+using nq::test::Outcome;
+using nq::test::read_file;
+using nq::test::shell;
+using nq::test::temp_path;
+
+TEST(Cli, BadInputExitsTwoWithOneLine) {
+  for (const char* a : {"--n 0", "--n -3", "--n abc", "--n 33", "--n 99999999999", "--threads 0",
+                        "--n 8 --threads 0", "--n 8 --bogus", "", "--n", "--n 8 --kernel nope",
+                        "table --n 40", "frobnicate"})
+    expect_usage_error(a);
+}
+
+TEST(Cli, CountsAndPrintsEveryField) {
+  const Outcome r = nqcount("--n 8 --threads 2");
+  EXPECT_EQ(r.status, 0);
+  for (const char* field : {"total        92", "unique       12", "U1=0 U2=0 U4=1 U8=11", "nodes",
+                            "subproblems", "seconds", "threads      2"})
+    EXPECT_NE(r.out.find(field), std::string::npos) << field << "\n" << r.out;
+}
+
+TEST(Cli, JsonHasTheSpecFields) {
+  const Outcome r = nqcount("count --n 10 --json --threads 3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* f : {"n", "threads", "total", "unique", "orbits", "nodes", "subproblems",
+                        "seconds", "kernel", "numa_nodes", "verified"})
+    EXPECT_TRUE(j.contains(f)) << f;
+  EXPECT_EQ(j["total"], 724);
+  EXPECT_EQ(j["unique"], 92);
+  EXPECT_EQ(j["orbits"]["4"], 3);
+  EXPECT_EQ(j["orbits"]["8"], 89);
+  EXPECT_EQ(j["threads"], 3);
+  EXPECT_EQ(j["verified"], true);
+}
+
+TEST(Cli, VerifyPassesOnKnownValues) {
+  const Outcome r = nqcount("--n 11 --verify");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("yes"), std::string::npos);
+}
+
+TEST(Cli, ThreadsAboveHardwareWarnAndRun) {
+  const Outcome r = nqcount("--n 9 --threads 64 --json");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.err.find("nqcount: warning:"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["threads"], 64);
+}
+
+TEST(Cli, ReferenceKernelIsReported) {
+  const Outcome r = nqcount("--n 9 --kernel reference --json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["kernel"], "reference");
+  EXPECT_EQ(j["unique"], 46);
+}
+
+TEST(Cli, TablePrintsTheKnownValues) {
+  const Outcome r = nqcount("table --json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 27u);
+  EXPECT_EQ(j[26]["n"], 27);
+  EXPECT_EQ(j[26]["total"], 234907967154122528ULL);
+}
+
+TEST(Cli, ProgressOnlyWhenAsked) {
+  EXPECT_TRUE(nqcount("--n 10").err.empty());
+  EXPECT_TRUE(nqcount("--n 10 --progress").err.empty());  // shorter than the 1 s delay
+}
+
+TEST(Cli, HelpExplainsAndExitsZero) {
+  const Outcome r = nqcount("--help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("count"), std::string::npos);
+  const Outcome c = nqcount("count --help");
+  EXPECT_EQ(c.status, 0);
+  EXPECT_NE(c.out.find("--threads"), std::string::npos);
+}
+
+// ---- kernel choice: --kernel, NQ_KERNEL, and what the CPU can run ------------------------
+
+// Sets an environment variable for the nqcount runs of one test (popen inherits it).
+struct ScopedEnv {
+  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~ScopedEnv() { unsetenv(name_); }
+  const char* name_;
+};
+
+TEST(Cli, ForcedKernelIsReportedOrRefused) {
+  for (const nq::Kernel& k : nq::all_kernels()) {
+    const std::string name(k.name);
+    const Outcome r = nqcount("--n 10 --json --kernel " + name);
+    if (!k.supported()) {
+      expect_usage_error("--n 10 --kernel " + name);
+      continue;
+    }
+    ASSERT_EQ(r.status, 0) << name << ": " << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["kernel"], name);
+    EXPECT_EQ(j["total"], 724);
+  }
+}
+
+TEST(Cli, NqKernelEnvironmentChoosesAndTheFlagWins) {
+  ScopedEnv env("NQ_KERNEL", "scalar");
+  EXPECT_EQ(nlohmann::json::parse(nqcount("--n 9 --json").out)["kernel"], "scalar");
+  EXPECT_EQ(nlohmann::json::parse(nqcount("--n 9 --json --kernel reference").out)["kernel"],
+            "reference");
+  EXPECT_EQ(nlohmann::json::parse(nqcount("--n 9 --json --kernel auto").out)["kernel"],
+            std::string(nq::best_kernel().name));
+}
+
+TEST(Cli, UnknownNqKernelExitsTwoAndNamesTheVariable) {
+  ScopedEnv env("NQ_KERNEL", "avx3");
+  expect_usage_error("--n 9");
+  EXPECT_NE(nqcount("--n 9").err.find("NQ_KERNEL"), std::string::npos);
+}
+
+TEST(Cli, KernelTheCpuCannotRunExitsTwo) {
+  // The test seam makes the SIMD kernels "unsupported" even on a CPU that has them.
+  ScopedEnv env("NQ_TEST_DISABLE_KERNELS", "avx512,avx2");
+  for (const char* args : {"--n 9 --kernel avx512", "--n 9 --kernel avx2"}) {
+    expect_usage_error(args);
+    EXPECT_NE(nqcount(args).err.find("cannot run on this CPU"), std::string::npos) << args;
+  }
+  EXPECT_EQ(nlohmann::json::parse(nqcount("--n 9 --json").out)["kernel"], "scalar");
+}
+
+// ---- the join kernel: chosen by n, same counts as the search routes ---------------------
+
+TEST(Cli, AutoPicksTheJoinFromItsThreshold) {
+  const std::string below = std::to_string(nq::kJoinFromN - 1), at = std::to_string(nq::kJoinFromN);
+  EXPECT_EQ(nlohmann::json::parse(nqcount("--n " + below + " --json").out)["kernel"],
+            std::string(nq::best_kernel().name));
+  const Outcome r = nqcount("--n " + at + " --json --verify");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["kernel"], "join");
+  EXPECT_EQ(j["verified"], true);
+}
+
+TEST(Cli, JoinAgreesWithTheScalarAndReferenceRoutes) {
+  for (int n = 12; n <= 14; ++n) {
+    const auto join =
+        nlohmann::json::parse(nqcount("--n " + std::to_string(n) + " --json --kernel join").out);
+    for (const char* other : {"scalar", "reference"}) {
+      const auto j = nlohmann::json::parse(
+          nqcount("--n " + std::to_string(n) + " --json --kernel " + other).out);
+      EXPECT_EQ(j["total"], join["total"]) << n << " " << other;
+      EXPECT_EQ(j["unique"], join["unique"]) << n << " " << other;
+      EXPECT_EQ(j["orbits"], join["orbits"]) << n << " " << other;
+    }
+  }
+}
+
+// ---- --memory-limit ---------------------------------------------------------------------
+
+TEST(Cli, MemoryEstimateIsPrinted) {
+  const Outcome r = nqcount("--n 12 --json --kernel join");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("memory_estimate_bytes"));
+  EXPECT_GT(j["memory_estimate_bytes"].get<std::uint64_t>(), 0u);
+  EXPECT_NE(nqcount("--n 12").out.find("memory"), std::string::npos);
+}
+
+TEST(Cli, MemoryLimitTooSmallRefusesWithOneLine) {
+  for (const char* args : {"--n 12 --memory-limit 1K", "--n 16 --kernel join --memory-limit 2M",
+                           "--n 2 --memory-limit 100"}) {
+    expect_usage_error(args);
+    const std::string err = nqcount(args).err;
+    EXPECT_NE(err.find("above the memory limit"), std::string::npos) << args << ": " << err;
+  }
+  // Just the estimate is enough.
+  const auto j = nlohmann::json::parse(nqcount("--n 12 --json").out);
+  const std::string exact = std::to_string(j["memory_estimate_bytes"].get<std::uint64_t>());
+  EXPECT_EQ(nqcount("--n 12 --memory-limit " + exact).status, 0);
+}
+
+TEST(Cli, MemoryLimitAcceptsSizesAndRejectsOthers) {
+  for (const char* ok : {"512M", "8G", "8GB", "1.5G", "4000000000", "1T"})
+    EXPECT_EQ(nqcount(std::string("--n 8 --memory-limit ") + ok).status, 0) << ok;
+  for (const char* bad : {"abc", "-1", "0", "8X", "1.5", "1e9", "99999999999T"}) {
+    expect_usage_error(std::string("--n 8 --memory-limit ") + bad);
+    EXPECT_NE(nqcount(std::string("--n 8 --memory-limit ") + bad).err.find("--memory-limit"),
+              std::string::npos)
+        << bad;
+  }
+  expect_usage_error("--n 8 --memory-limit");
+  EXPECT_NE(nqcount("count --help").out.find("--memory-limit"), std::string::npos);
+}
+
+}  // namespace

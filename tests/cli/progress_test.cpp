@@ -1,0 +1,64 @@
+// The progress line's text: percent weighted by estimated cost, ETA from this run's own pace.
+#include "cli/progress.hpp"
+
+#include <gtest/gtest.h>
+
+namespace nq::cli {
+namespace {
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(Progress, PercentIsWeightedByCostNotBySubproblems) {
+  ProgressReading p;
+  p.subproblems_done = 90;  // 90% of the subproblems, but only a quarter of the cost
+  p.subproblems_total = 100;
+  p.cost_done = 250;
+  p.cost_total = 1000;
+  p.nodes_done = 5000;
+  const std::string t = progress_text(p, 10.0);
+  EXPECT_TRUE(has(t, " 25.0%")) << t;
+  EXPECT_TRUE(has(t, "90/100 subproblems")) << t;
+  EXPECT_TRUE(has(t, "elapsed 10s")) << t;
+  EXPECT_TRUE(has(t, "ETA 30s")) << t;  // 250 in 10 s, 750 to go
+  EXPECT_TRUE(has(t, "500 nodes/s")) << t;
+}
+
+TEST(Progress, EtaOfAResumedRunUsesOnlyItsOwnPace) {
+  ProgressReading p;
+  p.subproblems_total = 100;
+  p.cost_total = 1000;
+  p.cost_resumed = 600;  // found done in the checkpoint
+  p.cost_done = 700;     // this run did 100 in 20 s; 300 are left
+  const std::string t = progress_text(p, 20.0);
+  EXPECT_TRUE(has(t, " 70.0%")) << t;
+  EXPECT_TRUE(has(t, "ETA 1m00s")) << t;
+}
+
+TEST(Progress, NoEtaBeforeAnyWorkIsDone) {
+  ProgressReading p;
+  p.subproblems_total = 10;
+  p.cost_total = 100;
+  EXPECT_TRUE(has(progress_text(p, 3.0), "ETA ?"));
+  EXPECT_TRUE(has(progress_text(p, 0.0), "  0.0%"));
+}
+
+TEST(Progress, WithoutCostsItFallsBackToSubproblems) {
+  ProgressReading p;
+  p.subproblems_done = 3;
+  p.subproblems_total = 4;
+  EXPECT_TRUE(has(progress_text(p, 1.0), " 75.0%"));
+}
+
+TEST(Progress, DurationsReadNaturally) {
+  EXPECT_EQ(format_duration(0), "0s");
+  EXPECT_EQ(format_duration(59.4), "59s");
+  EXPECT_EQ(format_duration(187), "3m07s");
+  EXPECT_EQ(format_duration(2 * 3600 + 5 * 60 + 10), "2h05m");
+  EXPECT_EQ(format_duration(3 * 86400 + 4 * 3600), "3d04h");
+  EXPECT_EQ(format_duration(-1), "?");
+}
+
+}  // namespace
+}  // namespace nq::cli

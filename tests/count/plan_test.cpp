@@ -1,0 +1,165 @@
+// The front end: the canonical classes, with their weights, cover every solution exactly as
+// the weights claim. Checked against brute force, not against the table.
+#include "count/plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <map>
+#include <set>
+
+#include "kernels/kernels.hpp"
+#include "tests/brute_force.hpp"
+
+namespace nq {
+namespace {
+
+bool in_class(const ClassPrefix& c, const test::Perm& s) {
+  for (int r = 0; r < static_cast<int>(s.size()); ++r) {
+    const int fixed = c.fixed.col_of_row(r);
+    if (fixed >= 0 && s[r] != fixed) return false;
+    if (fixed < 0 && ((c.forbidden[r] >> s[r]) & 1u)) return false;
+  }
+  return true;
+}
+
+std::vector<ClassPrefix> classes(int n) {
+  std::vector<ClassPrefix> out;
+  for_each_class(n, [&](const ClassPrefix& c) { out.push_back(c); });
+  return out;
+}
+
+// Every solution orbit meets exactly one class, in exactly one orbit of the class's
+// stabilizer H: |O ∩ class| = |H| / |Stab_H(s)|.
+TEST(Frontend, ClassesPartitionTheOrbitsAsTheWeightsSay) {
+  for (int n = 4; n <= 10; ++n) {
+    const auto cls = classes(n);
+    std::set<test::Perm> seen_orbits;
+    for (const test::Perm& s : test::all_solutions(n)) {
+      auto imgs = test::images(s);
+      const std::set<test::Perm> orbit(imgs.begin(), imgs.end());
+      if (!seen_orbits.insert(*orbit.begin()).second) continue;
+      int meeting = 0;
+      for (const ClassPrefix& c : cls) {
+        int members = 0;
+        for (const test::Perm& o : orbit) members += in_class(c, o);
+        if (members == 0) continue;
+        ++meeting;
+        // Stab_H(s) for a member: the elements of H that fix it (H only holds rotations
+        // that can fix a solution; reflections never do for n > 1).
+        const test::Perm* member = nullptr;
+        for (const test::Perm& o : orbit)
+          if (in_class(c, o)) member = &o;
+        const auto mi = test::images(*member);
+        int stab_h = 0;
+        for (int g = 0; g < 8; ++g) stab_h += ((c.stabilizer >> g) & 1u) && mi[g] == *member;
+        EXPECT_EQ(members, std::popcount(static_cast<unsigned>(c.stabilizer)) / stab_h)
+            << "n=" << n;
+      }
+      EXPECT_EQ(meeting, 1) << "n=" << n;
+    }
+  }
+}
+
+TEST(Frontend, WeightedCompletionsSumToTheBruteForceTotal) {
+  for (int n = 4; n <= 10; ++n) {
+    const auto sols = test::all_solutions(n);
+    long long weighted = 0, by_kernel = 0;
+    for (const ClassPrefix& c : classes(n)) {
+      long long members = 0;
+      for (const auto& s : sols) members += in_class(c, s);
+      weighted += c.weight() * members;
+      by_kernel +=
+          c.weight() * static_cast<long long>(count_one_scalar(class_subproblem(c)).solutions);
+    }
+    EXPECT_EQ(weighted, static_cast<long long>(sols.size())) << n;
+    EXPECT_EQ(by_kernel, static_cast<long long>(sols.size())) << n;
+  }
+}
+
+TEST(Frontend, FixedCompletionCountsMatchBruteForce) {
+  for (int n = 4; n <= 10; ++n) {
+    const auto sols = test::all_solutions(n);
+    for (const ClassPrefix& c : classes(n))
+      for (Sym g : {Sym::kRot180, Sym::kRot90}) {
+        if (!(c.stabilizer & sym_bit(g))) continue;
+        std::uint64_t want = 0;
+        for (const auto& s : sols)
+          want += in_class(c, s) && test::images(s)[static_cast<int>(g)] == s;
+        EXPECT_EQ(count_fixed_completions(c.fixed, c.forbidden, g), want) << n;
+      }
+    // Whole board (the Burnside route of the classic kernel).
+    for (Sym g : {Sym::kRot180, Sym::kRot90}) {
+      std::uint64_t want = 0;
+      for (const auto& s : sols) want += test::images(s)[static_cast<int>(g)] == s;
+      EXPECT_EQ(count_fixed_completions(Placement(n), nullptr, g), want) << n;
+    }
+  }
+}
+
+// The bitboard half-turn search behind the row-split plan's Burnside terms, against the
+// brute force (n = 4..10) and against the generic orbit-placing search (to n = 14, both
+// parities and every n mod 4: the quarter turn fixes solutions only for n = 0, 1 mod 4).
+TEST(Frontend, WholeBoardSymmetricCountsMatchBothSearches) {
+  for (int n = 4; n <= 14; ++n) {
+    std::uint64_t want180 = 0, want90 = 0;
+    if (n <= 10) {
+      for (const auto& s : test::all_solutions(n)) {
+        want180 += test::images(s)[static_cast<int>(Sym::kRot180)] == s;
+        want90 += test::images(s)[static_cast<int>(Sym::kRot90)] == s;
+      }
+    } else {
+      want180 = count_fixed_completions(Placement(n), nullptr, Sym::kRot180);
+      want90 = count_fixed_completions(Placement(n), nullptr, Sym::kRot90);
+    }
+    const SymmetricCounts got = whole_board_symmetric(n);
+    EXPECT_EQ(got.sym2, want90) << n;
+    EXPECT_EQ(got.sym4, want180 - want90) << n;
+    if (n % 4 == 2 || n % 4 == 3) {
+      EXPECT_EQ(got.sym2, 0u) << n;
+    }
+    if (n >= 8) {
+      EXPECT_GT(got.sym4, 0u) << n;  // not a vacuous comparison
+    }
+  }
+}
+
+TEST(Frontend, SplittingKeepsTheCount) {
+  for (int n = 6; n <= 12; ++n)
+    for (int split = 0; split <= 4; ++split) {
+      const Plan a = plan_canonical(n, 0), b = plan_canonical(n, split);
+      auto weighted = [](const Plan& p) {
+        u128 t = 0;
+        for (std::size_t i = 0; i < p.subproblems.size(); ++i)
+          t += static_cast<u128>(p.weights[i]) * count_one_scalar(p.subproblems[i]).solutions;
+        return t;
+      };
+      EXPECT_TRUE(weighted(a) == weighted(b)) << n << " " << split;
+      for (const Subproblem& sub : b.subproblems) EXPECT_GE(sub.rows, std::min(n - split, 2));
+    }
+}
+
+// The join's plan: one subproblem per orbit of row splits under the flip and the mirror, each
+// weighted by its orbit's size. Its weighted completions (counted by the scalar search, not the
+// join) must give the brute-force total, and its size must be what rowsplit_subproblems says
+// without building it.
+TEST(Frontend, RowSplitPlanWeightsGiveTheBruteForceTotal) {
+  for (int n = 4; n <= 10; ++n) {
+    const Plan plan = plan_rowsplit(n);
+    ASSERT_EQ(plan.subproblems.size(), plan.weights.size());
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < plan.subproblems.size(); ++i) {
+      EXPECT_TRUE(plan.weights[i] == 2 || plan.weights[i] == 4) << n;
+      total += plan.weights[i] * count_one_scalar(plan.subproblems[i]).solutions;
+    }
+    EXPECT_EQ(total, test::all_solutions(n).size()) << n;
+  }
+}
+
+TEST(Frontend, RowSplitPlanSizeFormulaMatchesThePlan) {
+  for (int n = 4; n <= 19; ++n)
+    EXPECT_EQ(rowsplit_subproblems(n), plan_rowsplit(n, false).subproblems.size()) << n;
+}
+
+}  // namespace
+}  // namespace nq

@@ -1,0 +1,349 @@
+// The kernels: the scalar one against an independent slow count, and every other kernel
+// against the scalar one, subproblem by subproblem (solutions, and nodes for the backtracking
+// kernels, whose nodes mean the same), on the front end's real prefixes and on random boards.
+// The join kernel runs here too: every subproblem shape (prefixes, random frames, tiny boards)
+// must give the scalar kernel's solutions. The per-kernel suites are parameterized by kernel name
+// and carry the ctest label `kernel`: each kernel this CPU supports runs as its own test case;
+// a kernel the CPU lacks is skipped, and the skip says why.
+#include "kernels/kernels.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "count/count.hpp"
+#include "count/known.hpp"
+#include "count/plan.hpp"
+#include "tests/brute_force.hpp"
+
+namespace nq {
+namespace {
+
+// Random subproblems: a random frame of blocked squares (about `density`/4 of the squares)
+// and a few random queens on top. `split` queens are placed to make the subproblem smaller.
+std::vector<Subproblem> random_subproblems(int n, int count, int density, int split,
+                                           std::mt19937& rng) {
+  std::vector<Subproblem> out;
+  const Mask full = n >= 32 ? ~Mask{0} : (Mask{1} << n) - 1;
+  auto random_mask = [&] {
+    Mask m = 0;
+    for (int k = 0; k < density; ++k) m |= static_cast<Mask>(rng() & rng());
+    return m & full;
+  };
+  while (static_cast<int>(out.size()) < count) {
+    Subproblem s;
+    s.full = full;
+    s.rows = n;
+    for (int r = 0; r < n; ++r) s.blocked[r] = random_mask();
+    std::vector<Subproblem> children;
+    split_subproblem(s, split, children);
+    if (children.empty()) continue;
+    out.push_back(children[rng() % children.size()]);
+  }
+  return out;
+}
+
+// Independent count of a subproblem: try every column of every open row, recursively.
+std::uint64_t slow_count(const Subproblem& s, int d, Mask cols, Mask ld, Mask rd) {
+  if (d == s.rows) return 1;
+  std::uint64_t c = 0;
+  for (int col = 0; col < 32; ++col) {
+    const Mask bit = Mask{1} << col;
+    if (!(s.full & bit) || ((cols | ld | rd | s.blocked[d]) & bit)) continue;
+    c += slow_count(s, d + 1, cols | bit, (ld | bit) << 1, (rd | bit) >> 1);
+  }
+  return c;
+}
+
+TEST(Kernels, ScalarMatchesSlowCountOnRandomSubproblems) {
+  std::mt19937 rng(1234);
+  for (int n = 4; n <= 11; ++n)
+    for (const Subproblem& s : random_subproblems(n, 200, 1, static_cast<int>(rng() % 3), rng))
+      ASSERT_EQ(count_one_scalar(s).solutions, slow_count(s, 0, s.cols, s.ld, s.rd)) << "n=" << n;
+}
+
+TEST(Kernels, EmptyBoardCountsMatchBruteForce) {
+  for (int n = 1; n <= 9; ++n) {
+    Subproblem s;
+    s.full = (Mask{1} << n) - 1;
+    s.rows = n;
+    const auto want = static_cast<std::uint64_t>(test::all_solutions(n).size());
+    EXPECT_EQ(count_one_scalar(s).solutions, want) << n;
+    EXPECT_EQ(count_classic(n, 0, 0, 0, n).solutions, want) << n;
+  }
+}
+
+TEST(Kernels, DispatchKnowsEveryNameAndRejectsOthers) {
+  EXPECT_EQ(find_kernel("nonsense"), nullptr);
+  EXPECT_EQ(find_kernel(""), nullptr);
+  for (const char* name : {"scalar", "avx2", "avx512"}) {
+    ASSERT_NE(find_kernel(name), nullptr) << name;
+    EXPECT_EQ(find_kernel(name)->name, name);
+  }
+  EXPECT_EQ(find_kernel("auto"), &best_kernel());
+  EXPECT_TRUE(best_kernel().supported());
+  // "auto" is the first supported kernel in priority order.
+  for (const Kernel& k : all_kernels()) {
+    if (!k.supported()) continue;
+    EXPECT_EQ(&k, &best_kernel());
+    break;
+  }
+}
+
+// ---- per kernel -------------------------------------------------------------------------
+
+class KernelTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    kernel_ = find_kernel(GetParam());
+    ASSERT_NE(kernel_, nullptr);
+    if (!kernel_->supported())
+      GTEST_SKIP() << "this CPU cannot run kernel '" << GetParam() << "' (it needs "
+                   << kernel_->needs << ")";
+  }
+
+  // Counts `subs` with the kernel in batches of random sizes (1..max_batch, so lanes refill,
+  // run dry and steal) and demands the scalar kernel's tally for every subproblem.
+  void expect_same_as_scalar(const std::vector<Subproblem>& subs, std::mt19937& rng,
+                             const std::string& what, std::size_t max_batch = 80) {
+    std::vector<Tally> got(subs.size());
+    for (std::size_t b = 0; b < subs.size();) {
+      const std::size_t m = std::min<std::size_t>(1 + rng() % max_batch, subs.size() - b);
+      kernel_->count(std::span(subs).subspan(b, m), std::span(got).subspan(b, m));
+      b += m;
+    }
+    for (std::size_t i = 0; i < subs.size(); ++i) {
+      const Tally want = count_one_scalar(subs[i]);
+      ASSERT_EQ(got[i].solutions, want.solutions) << what << " subproblem " << i;
+      if (kernel_->search_nodes) {
+        ASSERT_EQ(got[i].nodes, want.nodes) << what << " subproblem " << i;
+      }
+    }
+  }
+
+  const Kernel* kernel_ = nullptr;
+};
+
+TEST_P(KernelTest, SameTalliesAsScalarOnFrontEndPrefixes) {
+  std::mt19937 rng(7);
+  std::size_t checked = 0;
+  for (int n = 8; n <= 15; ++n)
+    for (int split : {1, 3}) {
+      const Plan plan = plan_canonical(n, split);
+      expect_same_as_scalar(plan.subproblems, rng,
+                            "n=" + std::to_string(n) + " split=" + std::to_string(split));
+      checked += plan.subproblems.size();
+    }
+  EXPECT_GT(checked, 5000u);
+}
+
+TEST_P(KernelTest, SameTalliesAsScalarOnRandomBoards) {
+  std::mt19937 rng(99);
+  for (int n = 8; n <= 15; ++n)
+    expect_same_as_scalar(random_subproblems(n, 1500, 1, 3, rng), rng, "n=" + std::to_string(n));
+}
+
+TEST_P(KernelTest, SameTalliesAsScalarOnWideBoards) {
+  // n > 16 takes the 64-bit lanes; dense frames keep the trees small up to n = 32, where the
+  // diagonal words use all their bits; the frames get denser with n to keep the trees small.
+  std::mt19937 rng(5);
+  for (int n = 16; n <= 32; ++n)
+    expect_same_as_scalar(random_subproblems(n, 300, 3 + (n - 16) / 3, 3, rng), rng,
+                          "n=" + std::to_string(n));
+}
+
+TEST_P(KernelTest, SameTalliesAsScalarOnTinyAndEmptyCases) {
+  std::mt19937 rng(3);
+  std::vector<Subproblem> subs;
+  for (int n = 1; n <= 12; ++n)
+    for (int rows = 0; rows <= std::min(n, 4); ++rows) {
+      Subproblem s;
+      s.full = (Mask{1} << n) - 1;
+      s.rows = rows;
+      subs.push_back(s);
+      s.blocked[0] = s.full;  // no free square in the first row
+      subs.push_back(s);
+    }
+  expect_same_as_scalar(subs, rng, "tiny");
+  expect_same_as_scalar({}, rng, "empty batch");
+  expect_same_as_scalar(subs, rng, "tiny one by one", 1);
+}
+
+TEST_P(KernelTest, WholeCountsMatchScalar) {
+  for (int n = 4; n <= 14; ++n) {
+    CountConfig c;
+    c.n = n;
+    c.threads = 2;
+    c.kernel = "scalar";
+    const auto want = count(c);
+    c.kernel = GetParam();
+    const auto got = count(c);
+    ASSERT_TRUE(want.ok() && got.ok()) << n;
+    EXPECT_TRUE(got->orbits.total == want->orbits.total) << n;
+    EXPECT_TRUE(got->orbits.unique == want->orbits.unique) << n;
+    if (find_kernel(GetParam())->search_nodes) {
+      EXPECT_TRUE(got->nodes == want->nodes) << n;
+    }
+    EXPECT_EQ(got->kernel, GetParam());
+  }
+}
+
+TEST_P(KernelTest, ForcedKernelIsTheOneThatRan) {
+  std::vector<std::uint64_t> before;
+  for (const Kernel& k : all_kernels()) before.push_back(kernel_batches(k.name));
+  CountConfig c;
+  c.n = 12;
+  c.threads = 2;
+  c.kernel = GetParam();
+  const auto r = count(c);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->kernel, GetParam());
+  for (std::size_t i = 0; i < all_kernels().size(); ++i) {
+    const Kernel& k = all_kernels()[i];
+    if (k.name == GetParam())
+      EXPECT_GT(kernel_batches(k.name), before[i]) << k.name << " did not run";
+    else
+      EXPECT_EQ(kernel_batches(k.name), before[i]) << k.name << " ran instead";
+  }
+}
+
+// The join's baseline-ISA build (what machines without AVX-512 run; the dispatcher picks the
+// AVX-512 one here) against the scalar search, on the row-split plan and on front-end prefixes.
+TEST(JoinBuilds, BaselineBuildMatchesTheSearch) {
+  std::size_t checked = 0;
+  for (int n = 8; n <= 14; ++n)
+    for (const Plan& plan : {plan_rowsplit(n), plan_canonical(n, 2)}) {
+      std::vector<Tally> got(plan.subproblems.size());
+      count_join_scalar(plan.subproblems, got);
+      for (std::size_t i = 0; i < plan.subproblems.size(); ++i)
+        ASSERT_EQ(got[i].solutions, count_one_scalar(plan.subproblems[i]).solutions)
+            << "n=" << n << " subproblem " << i;
+      checked += plan.subproblems.size();
+    }
+  EXPECT_GT(checked, 5000u);
+}
+
+// The join's pair counter (bit slices, chunk tables, and the sieve for sides of 8192 and
+// more) against a plain double loop, on random patterns of several densities and sizes around
+// every threshold (32 for slices, 256/512 for the block width, 8192 for the sieve).
+TEST(JoinPairs, MatchDoubleLoopAtEverySizeAndDensity) {
+  std::mt19937_64 rng(11);
+  std::size_t checked = 0;
+  for (const int bits : {10, 34, 38, 62})
+    for (const auto& [na, nb] : std::vector<std::pair<std::size_t, std::size_t>>{{0, 5},
+                                                                                 {1, 1},
+                                                                                 {31, 700},
+                                                                                 {32, 33},
+                                                                                 {257, 1000},
+                                                                                 {600, 513},
+                                                                                 {3000, 2000},
+                                                                                 {9000, 12000},
+                                                                                 {20000, 8192}}) {
+      const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+      // About a quarter of the bits set (the join's patterns have about a third).
+      auto pattern = [&] { return rng() & rng() & mask; };
+      std::vector<std::uint64_t> a(na), b(nb);
+      for (auto& x : a) x = pattern();
+      for (auto& y : b) y = pattern();
+      std::uint64_t want = 0;
+      for (const std::uint64_t x : a)
+        for (const std::uint64_t y : b) want += (x & y) == 0;
+      EXPECT_EQ(count_disjoint_pairs_scalar(a, b, bits), want) << bits << " " << na << "x" << nb;
+      if (avx512_supported()) {
+        EXPECT_EQ(count_disjoint_pairs_avx512(a, b, bits), want) << bits << " " << na << "x" << nb;
+      }
+      checked += na * nb;
+    }
+  EXPECT_GT(checked, 100'000'000u);
+}
+
+// Slow: whole counts large enough to refill, flush and steal for seconds: n = 16 against the
+// scalar kernel's nodes, n = 17 (the 64-bit lanes) against the table.
+class SlowKernelTest : public KernelTest {};
+
+TEST_P(SlowKernelTest, WholeCountsMatchTheTableAndScalarNodes) {
+  for (int n : {16, 17}) {
+    CountConfig c;
+    c.n = n;
+    c.threads = 2;
+    c.kernel = GetParam();
+    const auto got = count(c);
+    ASSERT_TRUE(got.ok()) << n;
+    const auto known = known_value(n);
+    ASSERT_TRUE(known.has_value());
+    EXPECT_TRUE(got->orbits.total == known->total) << n;
+    EXPECT_TRUE(got->orbits.unique == known->unique) << n;
+    if (n == 16 && GetParam() != "scalar" && find_kernel(GetParam())->search_nodes) {
+      c.kernel = "scalar";
+      const auto want = count(c);
+      ASSERT_TRUE(want.ok());
+      EXPECT_TRUE(got->nodes == want->nodes) << n;
+    }
+  }
+}
+
+// ---- the join against the search on the join's own plan ---------------------------------
+
+// The join kernel and the backtracking (scalar) kernel, subproblem by subproblem, in batches.
+// Adds the solutions found to `solutions`, so that a test can tell it did not compare zeros.
+void expect_join_matches_search(const std::vector<Subproblem>& subs, const std::string& what,
+                                std::uint64_t& solutions) {
+  const Kernel* join = find_kernel("join");
+  ASSERT_NE(join, nullptr);
+  std::vector<Tally> got(subs.size());
+  for (std::size_t b = 0; b < subs.size(); b += 16) {
+    const std::size_t m = std::min<std::size_t>(16, subs.size() - b);
+    join->count(std::span(subs).subspan(b, m), std::span(got).subspan(b, m));
+  }
+  for (std::size_t i = 0; i < subs.size(); ++i) {
+    ASSERT_EQ(got[i].solutions, count_one_scalar(subs[i]).solutions) << what << " subproblem " << i;
+    solutions += got[i].solutions;
+  }
+}
+
+TEST(JoinKernel, MatchesSearchOnEveryRowSplitSubproblem) {
+  std::size_t checked = 0;
+  std::uint64_t solutions = 0;
+  for (int n = 8; n <= 14; ++n) {
+    const Plan plan = plan_rowsplit(n);
+    ASSERT_FALSE(plan.subproblems.empty()) << n;
+    expect_join_matches_search(plan.subproblems, "n=" + std::to_string(n), solutions);
+    checked += plan.subproblems.size();
+  }
+  EXPECT_GT(checked, 1000u);
+  EXPECT_GT(solutions, 0u);
+}
+
+TEST(JoinKernel, MatchesSearchOnRowSplitSubproblemsWithRandomQueensOnTop) {
+  // A few queens placed on top of a row-split subproblem leave free columns that no longer
+  // match its halves, so the join takes its general path (rows whose half is open).
+  std::mt19937 rng(2024);
+  std::uint64_t solutions = 0;
+  for (int n = 8; n <= 16; ++n) {
+    const Plan plan = plan_rowsplit(n);
+    std::vector<Subproblem> subs;
+    while (subs.size() < 300) {
+      const Subproblem& base = plan.subproblems[rng() % plan.subproblems.size()];
+      std::vector<Subproblem> children;
+      split_subproblem(base, 1 + static_cast<int>(rng() % 4), children);
+      if (!children.empty()) subs.push_back(children[rng() % children.size()]);
+    }
+    expect_join_matches_search(subs, "n=" + std::to_string(n), solutions);
+  }
+  EXPECT_GT(solutions, 0u);
+}
+
+std::vector<std::string> kernel_names() {
+  std::vector<std::string> names;
+  for (const Kernel& k : all_kernels()) names.emplace_back(k.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryKernel, KernelTest, ::testing::ValuesIn(kernel_names()),
+                         [](const auto& p) { return p.param; });
+INSTANTIATE_TEST_SUITE_P(SlowEveryKernel, SlowKernelTest, ::testing::ValuesIn(kernel_names()),
+                         [](const auto& p) { return p.param; });
+
+}  // namespace
+}  // namespace nq
