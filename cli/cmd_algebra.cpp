@@ -10,8 +10,8 @@
 #include "algebra/dp.hpp"
 #include "algebra/orbits.hpp"
 #include "cli/commands.hpp"
+#include "cli/io/stdout_stream.hpp"
 #include "cli/output.hpp"
-#include "cli/stream_out.hpp"
 #include "count/known.hpp"
 
 namespace nq::cli {

@@ -11,6 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/count_run.hpp"
+#include "cli/io/output_file.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "count/count.hpp"
@@ -19,17 +20,6 @@
 
 namespace nq::cli {
 namespace {
-
-Monitor* g_monitor = nullptr;
-volatile std::sig_atomic_t g_signal = 0;
-
-// The first SIGINT/SIGTERM asks the engine to stop (the CLI then flushes the journal and says
-// how to resume); a second one leaves at once.
-extern "C" void on_signal(int sig) {
-  if (g_signal != 0) _exit(128 + sig);
-  g_signal = sig;
-  if (g_monitor) g_monitor->cancel.store(true, std::memory_order_relaxed);
-}
 
 // A word as the shell reads it back.
 std::string shell_quoted(const std::string& word) {
@@ -43,20 +33,6 @@ std::string shell_quoted(const std::string& word) {
 }
 
 }  // namespace
-
-SignalScope::SignalScope(Monitor& m) {
-  g_monitor = &m;
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
-}
-SignalScope::~SignalScope() {
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
-  g_monitor = nullptr;
-}
-int SignalScope::received() {
-  return g_signal;
-}
 
 // --kernel wins over NQ_KERNEL; the engine rejects unknown names and kernels this CPU lacks.
 static bool kernel_from_env(const CountArgs& args) {
@@ -92,7 +68,7 @@ std::unique_ptr<FileJournal> open_checkpoint(const CountArgs& args) {
 
 int report_interrupted(const CountArgs& args, const CountResult& r, FileJournal* journal,
                        const std::string& launcher) {
-  const int status = 128 + (g_signal ? g_signal : SIGINT);
+  const int status = SignalScope::exit_status();
   std::cerr << "nqcount: interrupted after " << r.subproblems << " of " << r.subproblems_total
             << " subproblems; no counts printed\n";
   if (!journal) {
@@ -128,10 +104,10 @@ int run_count(const CountArgs& args) {
   config.journal = journal.get();
 
   // The stats file is opened before the run, so that a bad path fails at once, not after it.
-  std::optional<AtomicFile> stats_file;
+  std::optional<OutputFile> stats_file;
   if (config.task_stats) {
     std::string error;
-    stats_file.emplace(args.task_stats);
+    stats_file.emplace(args.task_stats, "--task-stats");
     if (!stats_file->open(&error)) {
       print_error(error);
       return 2;
@@ -164,7 +140,7 @@ int run_count(const CountArgs& args) {
       csv << t.id << "," << t.nodes << "," << t.seconds << "," << t.estimate << ","
           << (t.plan_order ? 1 : 0) << "\n";
     std::string error;
-    if (!stats_file->commit(csv.str(), &error)) {
+    if (!stats_file->write(csv.str(), &error) || !stats_file->commit(&error)) {
       print_error(error);
       return 2;
     }

@@ -4,8 +4,8 @@
 
 #include "algebra/algebra.hpp"
 #include "cli/commands.hpp"
+#include "cli/io/stdout_stream.hpp"
 #include "cli/output.hpp"
-#include "cli/stream_out.hpp"
 #include "kernels/enumerate.hpp"
 
 namespace nq::cli {

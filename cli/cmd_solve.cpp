@@ -23,6 +23,8 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/io/output_file.hpp"
+#include "cli/io/signal_scope.hpp"
 #include "cli/output.hpp"
 #include "common/threads.hpp"
 #include "solve/solve.hpp"
@@ -35,76 +37,6 @@ constexpr long long kStdoutMaxN = 10000;
 constexpr long long kBoardMaxN = 200;
 constexpr long long kRecordSolutionMaxN = 10000;  // --json includes the solution up to here
 constexpr long long kLargeWriteFromN = 1 << 20;   // a file from here on: write_large_solution
-
-std::atomic<bool>* g_cancel = nullptr;
-volatile std::sig_atomic_t g_signal = 0;
-
-extern "C" void on_solve_signal(int sig) {
-  if (g_signal != 0) _exit(128 + sig);
-  g_signal = sig;
-  if (g_cancel) g_cancel->store(true, std::memory_order_relaxed);
-}
-
-struct SignalScope {
-  explicit SignalScope(Monitor& m) {
-    g_cancel = &m.cancel;
-    std::signal(SIGINT, on_solve_signal);
-    std::signal(SIGTERM, on_solve_signal);
-  }
-  ~SignalScope() {
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
-    g_cancel = nullptr;
-  }
-};
-
-// Where the solutions go: stdout, or a file written under a temporary name in the same folder
-// and renamed over FILE only once everything is written (an interrupted run leaves nothing).
-class Sink {
- public:
-  // Opens the temporary file at once, so an unwritable path is reported before the search.
-  bool open(const std::string& path, std::string& error) {
-    if (path.empty() || path == "-") {
-      file_ = stdout;
-      return true;
-    }
-    path_ = path;
-    temp_ = path + ".tmp.XXXXXX";
-    const int fd = mkstemp(temp_.data());
-    if (fd < 0 || !(file_ = fdopen(fd, "w"))) {
-      if (fd >= 0) ::close(fd);
-      temp_.clear();
-      error = "cannot write --output '" + path + "': " + std::strerror(errno);
-      return false;
-    }
-    ::fchmod(fd, 0644);
-    return true;
-  }
-  ~Sink() {
-    if (!temp_.empty()) {
-      if (file_) std::fclose(file_);
-      std::remove(temp_.c_str());
-    }
-  }
-  FILE* file() const { return file_; }
-  bool is_stdout() const { return file_ == stdout; }
-  bool commit(std::string& error) {
-    if (temp_.empty()) return std::fflush(file_) == 0;
-    const bool ok = std::fflush(file_) == 0 && fsync(fileno(file_)) == 0;
-    std::fclose(file_);
-    file_ = nullptr;
-    if (!ok || std::rename(temp_.c_str(), path_.c_str()) != 0) {
-      error = "cannot write --output '" + path_ + "': " + std::strerror(errno);
-      return false;
-    }
-    temp_.clear();
-    return true;
-  }
-
- private:
-  FILE* file_ = nullptr;
-  std::string path_, temp_;
-};
 
 // Text of many numbers, formatted a megabyte at a time (n = 10^9 is about 10 GB of text).
 class NumberWriter {
@@ -177,6 +109,7 @@ class LargeWriter {
     }
     return ok_;
   }
+  int error() const { return error_ ? error_ : EIO; }
 
  private:
   static constexpr std::size_t kAlign = 4096;                   // O_DIRECT: block-aligned writes
@@ -191,7 +124,10 @@ class LargeWriter {
         if (flags < 0 || fcntl(fd_, F_SETFL, flags & ~O_DIRECT) != 0) return false;
         continue;
       }
-      if (done <= 0) return false;
+      if (done <= 0) {
+        error_ = done < 0 ? errno : EIO;
+        return false;
+      }
       data += done;
       size -= static_cast<std::size_t>(done);
     }
@@ -207,6 +143,7 @@ class LargeWriter {
   int fd_;
   bool direct_ = false;
   bool ok_ = true;
+  int error_ = 0;  // errno of the first failed write
   char* buffer_ = nullptr;
   std::size_t used_ = 0;
 };
@@ -270,8 +207,8 @@ SolutionText solution_text(const std::string& format, const SolveResult& r) {
 // The chunk buffers are allocated once and reused (chunk k uses buffer k mod tokens: the last
 // stage is serial and in order, so chunk k has left the pipeline before chunk k + tokens
 // enters): fresh memory is expensive here, and a new buffer per chunk made the writer slower
-// than the serial one it replaced.
-bool write_large_solution(int fd, const std::string& format, const SolveResult& r, int threads) {
+// than the serial one it replaced. Returns 0, or the errno of the write that failed.
+int write_large_solution(int fd, const std::string& format, const SolveResult& r, int threads) {
   constexpr std::size_t kColumnsPerChunk = std::size_t{1} << 18;
   const Permutation& p = r.solutions.front();
   const SolutionText text = solution_text(format, r);
@@ -311,7 +248,7 @@ bool write_large_solution(int fd, const std::string& format, const SolveResult& 
         }));
   });
   ok = ok && out.append(text.tail.data(), text.tail.size());
-  return out.finish() && ok;
+  return out.finish() && ok ? 0 : out.error();
 }
 
 void write_perm(NumberWriter& w, const Permutation& p) {
@@ -475,7 +412,7 @@ int report_failure(const SolveResult& r, const SolveConfig& c, const std::string
       return 1;
     case SolveStatus::cancelled:
       std::cerr << "nqcount: interrupted; nothing written\n";
-      return 128 + (g_signal ? g_signal : SIGINT);
+      return SignalScope::exit_status();
   }
   if (!r.verified) {
     std::cerr << "nqcount: " << where << "internal error: a solution for n = " << r.n
@@ -552,8 +489,9 @@ int run_solve(const SolveArgs& args) {
             std::to_string(n));
         return 2;
       }
-  Sink sink;
-  if (!sink.open(args.output, error)) {
+  // Solutions go to stdout, or to --output (engine/common/file_io.hpp says how it is written).
+  OutputFile sink(args.output.empty() ? "-" : args.output, "--output");
+  if (!sink.open(&error)) {
     print_error(error);
     return 2;
   }
@@ -582,19 +520,20 @@ int run_solve(const SolveArgs& args) {
 
   if (write_formatted) {
     if (batch) {
-      NumberWriter w(sink.file());
+      NumberWriter w(sink.stdio());
       for (const auto& r : results) write_perm(w, r.solutions.front());
     } else if (!sink.is_stdout() && args.solutions == 1 && args.format != "board" &&
                results.front().n >= kLargeWriteFromN) {
-      if (!write_large_solution(fileno(sink.file()), args.format, results.front(), args.threads)) {
-        print_error("cannot write --output '" + args.output + "': " + std::strerror(errno));
+      if (const int failed =
+              write_large_solution(sink.fd(), args.format, results.front(), args.threads)) {
+        print_error("cannot write --output '" + args.output + "': " + std::strerror(failed));
         return 2;
       }
     } else {
-      write_solutions(sink.file(), args.format, results.front(), args.solutions > 1);
+      write_solutions(sink.stdio(), args.format, results.front(), args.solutions > 1);
     }
   }
-  if (!sink.commit(error)) {
+  if (!sink.commit(&error)) {
     print_error(error);
     return 2;
   }

@@ -5,22 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "cli/io/signal_scope.hpp"
 #include "cli/options.hpp"
 #include "count/count.hpp"
 #include "count/journal.hpp"
 
 namespace nq::cli {
-
-// While alive, the first SIGINT/SIGTERM sets monitor.cancel and a second one exits at once
-// (the journal stays valid: only whole records are ever appended, see engine/count/journal.hpp).
-class SignalScope {
- public:
-  explicit SignalScope(Monitor& monitor);
-  ~SignalScope();
-  SignalScope(const SignalScope&) = delete;
-  SignalScope& operator=(const SignalScope&) = delete;
-  static int received();  // the signal that arrived, or 0
-};
 
 // The count config of the arguments (without the journal). Check memory_limit_error first.
 CountConfig count_config(const CountArgs& args);

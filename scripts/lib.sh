@@ -38,3 +38,23 @@ nq_build() {
   fi
   cmake --build "$dir" -j "$(nproc)" >&2 || return 1
 }
+
+# nq_publish TMP DEST: puts the finished file TMP at DEST by the rule every nqcount output
+# follows: a regular file or a new path is replaced atomically (rename); a character device,
+# FIFO or socket is written straight through and never replaced; a symbolic link leads to its
+# target (the link stays); a link to nothing or a directory is refused.
+nq_publish() {
+  local tmp=$1 dest=$2
+  if [ -L "$dest" ]; then
+    [ -e "$dest" ] || { rm -f "$tmp"; echo "nqcount: error: '$dest' is a symbolic link to nothing" >&2; return 2; }
+    dest=$(readlink -f "$dest")
+  fi
+  if [ -c "$dest" ] || [ -p "$dest" ] || [ -S "$dest" ]; then
+    cat "$tmp" >"$dest" || { rm -f "$tmp"; echo "nqcount: error: cannot write '$dest'" >&2; return 2; }
+    rm -f "$tmp"
+  elif [ -d "$dest" ]; then
+    rm -f "$tmp"; echo "nqcount: error: '$dest' is a directory" >&2; return 2
+  else
+    mv -f "$tmp" "$dest"
+  fi
+}

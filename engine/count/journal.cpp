@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/file_io.hpp"
 #include "count/plan.hpp"
 
 namespace nq {
@@ -59,25 +60,12 @@ void encode_record(const FinishedSubproblem& f, unsigned char* r) {
   put_u32(r + 28, fnv1a32(r, 28));
 }
 
-bool write_all(int fd, const unsigned char* p, std::size_t size) {
-  while (size > 0) {
-    const ssize_t k = ::write(fd, p, size);
-    if (k < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    p += k;
-    size -= static_cast<std::size_t>(k);
-  }
-  return true;
-}
-
 // A new journal appears whole or not at all: header to a temporary name, synced, renamed.
 Expected<bool> create_journal(const std::string& path, const RunIdentity& run) {
   unsigned char h[FileJournal::kHeaderBytes];
   encode_header(run, h);
-  const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return Error{sys_error("cannot create", path)};
   const bool ok = write_all(fd, h, sizeof h) && ::fsync(fd) == 0;
   const std::string err = ok ? "" : sys_error("cannot write", path);
@@ -139,14 +127,15 @@ FileJournal::~FileJournal() {
 
 Expected<std::vector<FinishedSubproblem>> FileJournal::begin(const RunIdentity& run) {
   if (fd_ >= 0) return Error{"checkpoint '" + path_ + "' is already open"};
-  struct stat st {};
-  if (::stat(path_.c_str(), &st) != 0) {
-    if (errno != ENOENT) return Error{sys_error("cannot read", path_)};
-    if (auto made = create_journal(path_, run); !made) return made.error();
-  } else if (!S_ISREG(st.st_mode)) {
+  // A checkpoint is read back and appended to, so it must be a regular file (or a new one);
+  // a symbolic link leads to its target, which is created or appended to in place.
+  const auto target = resolve_output(path_);
+  if (!target) return Error{"checkpoint " + target.error().message};
+  if (target->kind == OutputKind::kStream)
     return Error{"checkpoint '" + path_ + "' is not a regular file"};
-  }
-  const int fd = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
+  if (target->kind == OutputKind::kNew)
+    if (auto made = create_journal(target->path, run); !made) return made.error();
+  const int fd = ::open(target->path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
   if (fd < 0) return Error{sys_error("cannot open", path_)};
   // Two runs appending to one journal would both skip nothing and double-count nothing, but
   // they would waste each other's work: the second one is refused.

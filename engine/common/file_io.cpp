@@ -1,0 +1,72 @@
+#include "common/file_io.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+namespace nq {
+
+bool write_all(int fd, const void* data, std::size_t size) {
+  const auto* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t k = ::write(fd, p, size);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return false;
+    if (k == 0) {  // no progress and no error: give up rather than spin
+      errno = EIO;
+      return false;
+    }
+    p += k;
+    size -= static_cast<std::size_t>(k);
+  }
+  return true;
+}
+
+namespace {
+
+// The names of the process's own standard streams, which may lead to a regular file that the
+// shell holds open (`nqcount ... --output /dev/stdout > out.txt`): renaming onto that file
+// would leave the shell's descriptor on the old one, so these are always written through.
+bool names_a_standard_stream(const std::string& path) {
+  for (const char* prefix : {"/dev/fd/", "/proc/self/fd/"})
+    if (path.rfind(prefix, 0) == 0) return true;
+  return path == "/dev/stdout" || path == "/dev/stderr";
+}
+
+std::string refused(const std::string& path, const std::string& why) {
+  return "'" + path + "' " + why;
+}
+
+}  // namespace
+
+Expected<OutputTarget> resolve_output(const std::string& path) {
+  if (path.empty()) return Error{"an empty path"};
+  if (names_a_standard_stream(path)) return OutputTarget{path, OutputKind::kStream};
+  struct stat link {};
+  if (::lstat(path.c_str(), &link) != 0) {
+    if (errno == ENOENT) return OutputTarget{path, OutputKind::kNew};
+    return Error{refused(path, std::string("cannot be examined: ") + std::strerror(errno))};
+  }
+  std::string target = path;
+  if (S_ISLNK(link.st_mode)) {
+    char resolved[PATH_MAX];
+    if (!::realpath(path.c_str(), resolved))
+      return Error{refused(path, std::string("is a symbolic link that cannot be followed: ") +
+                                     std::strerror(errno))};
+    target = resolved;
+  }
+  struct stat st {};
+  if (::stat(target.c_str(), &st) != 0)
+    return Error{refused(path, std::string("cannot be examined: ") + std::strerror(errno))};
+  if (S_ISREG(st.st_mode)) return OutputTarget{target, OutputKind::kRegular};
+  if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+    return OutputTarget{target, OutputKind::kStream};
+  if (S_ISDIR(st.st_mode)) return Error{refused(path, "is a directory")};
+  return Error{refused(path, "is not a regular file, character device or FIFO")};
+}
+
+}  // namespace nq

@@ -1,0 +1,40 @@
+// Writing files safely: every output path of nqcount (solutions, task stats, checkpoints) goes
+// through resolve_output, so one rule decides what may be replaced.
+//
+// The rule:
+//   - a regular file, or a path that does not exist yet: written to a temporary file beside it
+//     and renamed onto it when complete (an interrupted run leaves the old file, or nothing);
+//   - a symbolic link: followed to its target, to which the same rule applies; the link itself
+//     stays (the rename goes onto the target, never onto the link). A link to nothing is refused;
+//   - a character device, FIFO or socket (/dev/null, a terminal, a pipe), and /dev/stdout,
+//     /dev/stderr, /dev/fd/N, /proc/self/fd/N: written straight through, never renamed over,
+//     so a device file is never replaced by a regular one;
+//   - anything else (a directory, a block device): refused.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "common/types.hpp"
+
+namespace nq {
+
+// Writes all `size` bytes to `fd`, retrying after EINTR and short writes. False on an error,
+// with errno saying which (ENOSPC, EPIPE, ...).
+bool write_all(int fd, const void* data, std::size_t size);
+
+enum class OutputKind : unsigned char {
+  kNew,      // nothing there yet: create it (atomically)
+  kRegular,  // a regular file: replace it atomically
+  kStream,   // a device, FIFO, socket or standard stream: write straight through
+};
+
+struct OutputTarget {
+  std::string path;  // what to open or rename onto: a symbolic link's target, else the path
+  OutputKind kind = OutputKind::kNew;
+};
+
+// Where writing `path` leads, by the rule above; an Error (naming `path`) if it is refused.
+Expected<OutputTarget> resolve_output(const std::string& path);
+
+}  // namespace nq

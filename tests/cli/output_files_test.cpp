@@ -1,0 +1,144 @@
+// Every output path obeys one rule (engine/common/file_io.hpp): a regular file or a new path is
+// replaced atomically; a character device, FIFO or standard stream is written straight through
+// and never replaced; a symbolic link leads to its target and stays a link; a write error is one
+// `nqcount: error:` line and exit 2. The device files are our own, made with mknod in a temp
+// folder (the machine's /dev/null and /dev/full are never touched).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "tests/cli_runner.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nq::test::nqcount;
+using nq::test::Outcome;
+using nq::test::read_file;
+using nq::test::temp_path;
+
+// A fresh folder for one test.
+std::string scratch(const std::string& name) {
+  const std::string dir = temp_path(name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Our own copy of a character device (1,3 is null, 1,7 is full); false when mknod is not
+// allowed here (not root, or a container without the capability).
+bool make_device(const std::string& path, unsigned minor) {
+  return ::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, minor)) == 0;
+}
+
+bool is_char_device(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
+}
+
+void expect_one_error_line(const Outcome& r, const std::string& must_contain) {
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("nqcount: error: ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(must_contain), std::string::npos) << r.err;
+}
+
+TEST(OutputFiles, NullDeviceStaysADevice) {
+  const std::string dir = scratch("null");
+  const std::string null = dir + "/null";
+  if (!make_device(null, 3)) GTEST_SKIP() << "mknod is not allowed here";
+  EXPECT_EQ(nqcount("--n 8 --threads 2 --task-stats " + null).status, 0);
+  EXPECT_TRUE(is_char_device(null));
+  EXPECT_EQ(nqcount("solve --n 50 --seed 1 --output " + null).status, 0);
+  EXPECT_TRUE(is_char_device(null));
+  // A checkpoint is read back: a device is refused, and left as it is.
+  expect_one_error_line(nqcount("--n 8 --checkpoint " + null), "not a regular file");
+  EXPECT_TRUE(is_char_device(null));
+  // Nothing was created beside it (no temporary file left behind).
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+}
+
+TEST(OutputFiles, FullDeviceIsAWriteErrorNotSuccess) {
+  const std::string dir = scratch("full");
+  const std::string full = dir + "/full";
+  if (!make_device(full, 7)) GTEST_SKIP() << "mknod is not allowed here";
+  expect_one_error_line(nqcount("--n 8 --threads 2 --task-stats " + full),
+                        "No space left on device");
+  EXPECT_TRUE(is_char_device(full));
+  expect_one_error_line(nqcount("solve --n 50 --seed 1 --output " + full),
+                        "No space left on device");
+  expect_one_error_line(nqcount("solve --n 2000000 --seed 1 --output " + full),
+                        "No space left on device");
+  EXPECT_TRUE(is_char_device(full));
+}
+
+TEST(OutputFiles, FifoIsWrittenThroughAndStaysAFifo) {
+  const std::string dir = scratch("fifo");
+  const std::string fifo = dir + "/pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  std::string got;
+  std::thread reader([&] { got = read_file(fifo); });
+  const Outcome r = nqcount("solve --n 8 --seed 3 --format perm --output " + fifo);
+  reader.join();
+  EXPECT_EQ(r.status, 0) << r.err;
+  const Outcome direct = nqcount("solve --n 8 --seed 3 --format perm");
+  EXPECT_EQ(got, direct.out);
+  struct stat st {};
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+}
+
+TEST(OutputFiles, SymlinkLeadsToItsTargetAndStaysALink) {
+  const std::string dir = scratch("link");
+  const std::string target = dir + "/stats.csv", link = dir + "/link.csv";
+  { std::ofstream(target) << "old\n"; }
+  fs::create_symlink(target, link);
+  EXPECT_EQ(nqcount("--n 8 --task-stats " + link).status, 0);
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(read_file(target).rfind("id,nodes,", 0), 0u) << read_file(target);
+  // A link to nothing is refused, and nothing is created.
+  const std::string dangling = dir + "/dangling.csv";
+  fs::create_symlink(dir + "/missing/x.csv", dangling);
+  expect_one_error_line(nqcount("--n 8 --task-stats " + dangling), "symbolic link");
+  EXPECT_TRUE(fs::is_symlink(dangling));
+  // A directory is refused.
+  expect_one_error_line(nqcount("solve --n 8 --output " + dir), "is a directory");
+}
+
+TEST(OutputFiles, RegularFileIsReplacedWholeKeepingItsMode) {
+  const std::string dir = scratch("regular");
+  const std::string out = dir + "/sol.txt";
+  { std::ofstream(out) << "something long that must not survive as a tail\n"; }
+  ::chmod(out.c_str(), 0600);
+  ASSERT_EQ(nqcount("solve --n 8 --seed 3 --format perm --output " + out).status, 0);
+  EXPECT_EQ(read_file(out), nqcount("solve --n 8 --seed 3 --format perm").out);
+  struct stat st {};
+  ASSERT_EQ(::stat(out.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+}
+
+TEST(OutputFiles, DevStdoutGoesToTheStandardOutput) {
+  const Outcome r = nqcount("solve --n 8 --seed 3 --format perm --output /dev/stdout");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, nqcount("solve --n 8 --seed 3 --format perm").out);
+}
+
+TEST(OutputFiles, ScriptsFollowTheSameRule) {
+  const std::string dir = scratch("script");
+  const std::string csv = dir + "/scaling.csv";
+  if (!make_device(csv, 3)) GTEST_SKIP() << "mknod is not allowed here";
+  const Outcome r = nq::test::shell(std::string("NQCOUNT=") + NQCOUNT_BIN + " " + NQ_SOURCE_DIR +
+                                    "/scripts/scaling --n 8 --threads 1 --out " + dir);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(is_char_device(csv));
+  EXPECT_TRUE(fs::is_regular_file(dir + "/scaling.png") || !r.err.empty());
+}
+
+}  // namespace
