@@ -1,4 +1,4 @@
-// `nqcount count` and `nqcount table`.
+// `nqcount count`: the engine's count (and `--algo dp`, the independent cross-check).
 #include <unistd.h>
 
 #include <csignal>
@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include "algebra/dp.hpp"
 #include "cli/commands.hpp"
 #include "cli/count_run.hpp"
 #include "cli/io/output_file.hpp"
@@ -240,20 +241,48 @@ int report_count(const CountArgs& args, const CountResult& r, const RankShares& 
   return 0;
 }
 
-int run_table(const TableArgs& args) {
-  nlohmann::json rows = nlohmann::json::array();
-  std::ostringstream o;
-  o << std::left << std::setw(4) << "n" << std::setw(22) << "total"
-    << "unique\n";
-  for (const KnownValue& k : known_values()) {
-    if (args.n != 0 && k.n != args.n) continue;
-    rows.push_back({{"n", k.n}, {"total", k.total}, {"unique", k.unique}});
-    o << std::setw(4) << k.n << std::setw(22) << k.total << k.unique << "\n";
+// count --algo dp: the Rivin-Zabih dynamic programme, an independent cross-check (total only).
+int run_count_dp(const CountArgs& args) {
+  auto out = count_by_closed_lines(args.n);
+  if (!out) {
+    print_error(out.error().message);
+    return 2;
   }
-  if (args.json)
-    std::cout << rows.dump() << "\n";
-  else
+  const DpResult& r = *out;
+  const auto known = known_value(r.n);
+  const bool match = known && r.total == known->total;
+  if (args.json) {
+    nlohmann::json j;
+    j["n"] = r.n;
+    j["algo"] = "dp";
+    j["total"] = r.total;
+    j["peak_states"] = r.peak_states;
+    j["merges"] = r.merges;
+    j["seconds"] = r.seconds;
+    j["verified"] = known ? nlohmann::json(match) : nlohmann::json(nullptr);
+    std::cout << j.dump() << "\n";
+  } else {
+    std::ostringstream o;
+    o << std::left;
+    auto line = [&](const char* k, const std::string& v) { o << std::setw(13) << k << v << "\n"; };
+    line("n", std::to_string(r.n));
+    line("total", std::to_string(r.total));
+    line("algo", "dp (Rivin-Zabih, closed-line sets; total only)");
+    line("peak states", std::to_string(r.peak_states));
+    line("merges", std::to_string(r.merges));
+    std::ostringstream secs;
+    secs << std::fixed << std::setprecision(3) << r.seconds;
+    line("seconds", secs.str());
+    if (args.verify)
+      line("verified", !known  ? "no known value"
+                       : match ? "yes, matches the known table"
+                               : "NO: the known table says total " + std::to_string(known->total));
     std::cout << o.str();
+  }
+  if (args.verify && known && !match) {
+    std::cerr << "nqcount: verify FAILED for n = " << r.n << "\n";
+    return 1;
+  }
   return 0;
 }
 

@@ -1,0 +1,155 @@
+#include "cli/perm_text.hpp"
+
+#include <string>
+#include <vector>
+
+namespace nq::cli {
+namespace {
+
+// The user's text, shortened for an error line.
+std::string quoted(const std::string& s) {
+  return "'" + (s.size() <= 40 ? s : s.substr(0, 37) + "...") + "'";
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> parts(1);
+  for (char ch : s) {
+    if (ch == ',')
+      parts.emplace_back();
+    else if (ch != ' ')
+      parts.back().push_back(ch);
+  }
+  return parts;
+}
+
+bool all_digits(const std::string& s) {
+  if (s.empty() || s.size() > 9) return false;  // 9 digits: no overflow of int
+  for (char ch : s)
+    if (ch < '0' || ch > '9') return false;
+  return true;
+}
+
+}  // namespace
+// "2,4,1,3" -> {1, 3, 0, 2}: 1-based rows in, 0-based out, checked to be a permutation.
+Expected<Perm> parse_perm(const std::string& text) {
+  const std::string what = "--perm " + quoted(text);
+  const std::vector<std::string> parts = split_commas(text);
+  if (parts.size() > static_cast<std::size_t>(kMaxPermN))
+    return Error{what + ": more than " + std::to_string(kMaxPermN) + " entries"};
+  const int n = static_cast<int>(parts.size());
+  Perm p(parts.size());
+  std::vector<char> seen(parts.size(), 0);
+  for (int i = 0; i < n; ++i) {
+    const bool digits =
+        !parts[i].empty() && parts[i].find_first_not_of("0123456789") == std::string::npos;
+    if (digits && !all_digits(parts[i]))  // too many digits for an int
+      return Error{what + ": " + quoted(parts[i]) + " is out of range; the rows are 1.." +
+                   std::to_string(n)};
+    if (!all_digits(parts[i]))
+      return Error{what + ": entry " + std::to_string(i + 1) + " " + quoted(parts[i]) +
+                   " is not a whole number; expected comma-separated rows 1.." + std::to_string(n) +
+                   ", e.g. 2,4,1,3"};
+    const int v = std::stoi(parts[i]);
+    if (v < 1 || v > n)
+      return Error{what + ": " + std::to_string(v) + " is out of range; a permutation of " +
+                   std::to_string(n) + " entries uses the rows 1.." + std::to_string(n)};
+    if (seen[v - 1])
+      return Error{what + ": " + std::to_string(v) +
+                   " appears twice; a permutation lists each row once"};
+    seen[v - 1] = 1;
+    p[i] = v - 1;
+  }
+  return p;
+}
+
+// "0.5" -> 1, "3" -> 6: a position in the paper's coordinates, doubled.
+Expected<int> parse_position(const std::string& token, const std::string& what) {
+  const std::size_t dot = token.find('.');
+  const std::string whole = token.substr(0, dot);
+  const std::string frac = dot == std::string::npos ? "" : token.substr(dot + 1);
+  const bool ok = all_digits(whole) && (dot == std::string::npos || frac == "5" || frac == "0");
+  if (!ok || whole.size() > 8)
+    return Error{what + ": " + quoted(token) +
+                 " is not a position; expected a whole number (a queen's row or column) or a "
+                 "half-integer such as 0.5 (a gap)"};
+  return 2 * std::stoi(whole) + (frac == "5" ? 1 : 0);
+}
+
+Expected<std::vector<int>> parse_positions(const std::string& text, std::size_t count,
+                                           const std::string& flag) {
+  const std::string what = flag + " " + quoted(text);
+  const std::vector<std::string> parts = split_commas(text);
+  if (parts.size() != count)
+    return Error{what + ": expected " + std::to_string(count) + " comma-separated positions (" +
+                 (count == 2 ? "R,C" : "R,C,R2,C2") + ")"};
+  std::vector<int> out;
+  for (const std::string& s : parts) {
+    auto v = parse_position(s, what);
+    if (!v) return v.error();
+    out.push_back(*v);
+  }
+  return out;
+}
+
+std::string perm_text(const Perm& p) {
+  std::string s;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (i > 0) s += ',';
+    s += std::to_string(p[i] + 1);
+  }
+  return s;
+}
+
+nlohmann::json perm_json(const Perm& p) {
+  nlohmann::json a = nlohmann::json::array();
+  for (int v : p) a.push_back(v + 1);
+  return a;
+}
+
+std::string paper_position(int doubled) {
+  return std::to_string(doubled / 2) + (doubled % 2 ? ".5" : "");
+}
+
+// The solution's symmetry, from its stabilizer. For a solution (n > 1) it is a group of
+// rotations: {po1}, {po1, po7} or {po1, po6, po7, po8}. Bits: po1 = 0x01, po6 = 0x20,
+// po7 = 0x40, po8 = 0x80.
+std::string symmetry_name(const OrbitInfo& o) {
+  const unsigned stab = o.stabilizer;
+  if (stab == 0x01) return "none";
+  if (stab == 0xff) return "all";  // n = 1
+  if (stab == 0xe1) return "90";
+  if (stab == 0x41) return "180";
+  return "reflection";  // only a permutation that is not a solution
+}
+
+std::string symmetry_text(const std::string& s) {
+  if (s == "none") return "none (trivial stabilizer)";
+  if (s == "90") return "90° (invariant under the rotation by 90°, hence 180°)";
+  if (s == "180") return "180° (invariant under the rotation by 180° only)";
+  if (s == "all") return "every operation fixes it";
+  return "a reflection fixes it";
+}
+
+std::string triples_text(const std::vector<SignatureTriple>& t) {
+  if (t.empty()) return "(none: fewer than three queens)";
+  std::string s;
+  for (const SignatureTriple& x : t) {
+    if (!s.empty()) s += ' ';
+    s += '(';
+    s += std::to_string(x.ab2);
+    s += ',';
+    s += std::to_string(x.area);
+    s += ',';
+    s += std::to_string(x.bc2);
+    s += ')';
+  }
+  return s;
+}
+
+nlohmann::json triples_json(const std::vector<SignatureTriple>& t) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const SignatureTriple& x : t) a.push_back({x.ab2, x.area, x.bc2});
+  return a;
+}
+
+}  // namespace nq::cli
