@@ -130,18 +130,14 @@ int run_count(const CountArgs& args) {
     return 2;
   }
   const CountResult& r = *out;
+  if (!r.note.empty()) print_note(r.note);
   if (r.cancelled) return report_interrupted(args, r, journal.get());
   if (journal)
     if (auto closed = journal->close(); !closed)
       print_warning(closed.error().message + " (the counts below are complete)");
   if (stats_file) {
-    std::ostringstream csv;
-    csv << "id,nodes,seconds,estimate,plan_order\n" << std::setprecision(9);
-    for (const TaskStat& t : r.tasks)
-      csv << t.id << "," << t.nodes << "," << t.seconds << "," << t.estimate << ","
-          << (t.plan_order ? 1 : 0) << "\n";
     std::string error;
-    if (!stats_file->write(csv.str(), &error) || !stats_file->commit(&error)) {
+    if (!stats_file->write(format_task_stats(r.tasks), &error) || !stats_file->commit(&error)) {
       print_error(error);
       return 2;
     }
@@ -170,6 +166,7 @@ int report_count(const CountArgs& args, const CountResult& r, const RankShares& 
     j["split_depth"] = r.split_rows;
     j["seconds"] = r.seconds;
     j["kernel"] = r.kernel;
+    j["isa"] = r.isa;
     j["setup_seconds"] = r.setup_seconds;
     j["numa_nodes"] = r.numa_nodes;
     j["memory_estimate_bytes"] = r.memory_estimate;
@@ -205,7 +202,7 @@ int report_count(const CountArgs& args, const CountResult& r, const RankShares& 
     secs << std::fixed << std::setprecision(3) << r.seconds;
     line("seconds", secs.str());
     line("threads", std::to_string(r.threads));
-    line("kernel", r.kernel);
+    line("kernel", r.isa == r.kernel ? r.kernel : r.kernel + " (" + r.isa + ")");
     if (!ranks.subproblems.empty()) {
       std::string shares = std::to_string(ranks.subproblems.size()) + " (subproblems:";
       for (std::uint64_t k : ranks.subproblems) {

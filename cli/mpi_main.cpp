@@ -1,4 +1,4 @@
-// nqcount-mpi: `nqcount count` across MPI ranks (SPEC 6).
+// nqcount-mpi: `nqcount count` across MPI ranks.
 //
 // Every rank makes the same plan (plans are deterministic for n, split depth and route).
 // Rank 0 deals the plan's subproblem indices out dynamically, in batches that shrink as the

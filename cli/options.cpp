@@ -7,6 +7,8 @@
 #include "algebra/dp.hpp"
 #include "algebra/orbits.hpp"
 #include "common/types.hpp"
+#include "count/schedule.hpp"
+#include "kernels/kernels.hpp"
 
 namespace nq::cli {
 
@@ -21,7 +23,7 @@ const std::vector<Command>& commands() {
       {"table", "Print the known values of Q(n) and unique(n) (n = 1..27) that --verify checks."},
       {"orbit",
        "Show a permutation's eight images po1..po8 under D4, its canonical form, orbit "
-       "size, symmetry and orbit signature (SPEC 2, 3.6)."},
+       "size, symmetry and orbit signature."},
       {"edit",
        "Apply one of Zhang & Zhang's operators to a permutation: Inc (add a queen), Del "
        "(remove one) or Mov (move one)."},
@@ -56,6 +58,22 @@ std::vector<OptionRow> option_table(Args& a) {
       "enumerate (the bitboard enumeration) or algebraic (grow from the orbits of n-1 with Inc, "
       "then Mov transmutations; n <= " +
       std::to_string(kMaxAlgebraicN) + ")";
+  // --kernel's words and help, from the kernel table.
+  static const std::vector<std::string> kernel_choices = [] {
+    std::vector<std::string> words{"auto"};
+    for (const Kernel& k : all_kernels()) words.emplace_back(k.name);
+    return words;
+  }();
+  static const std::string kernel_help = [] {
+    std::string help = "counting kernel: auto (the fastest for this n on this CPU: join from n = " +
+                       std::to_string(kJoinFromN) + ", the best backtracking kernel below)";
+    for (const Kernel& k : all_kernels())
+      help += ", " + std::string(k.name) + " (" + std::string(k.description) + ")";
+    return help + "; default: the environment variable NQ_KERNEL, else auto";
+  }();
+  static const std::string task_stats_help =
+      "write one CSV row per subproblem (" + std::string(kTaskStatsHeader) +
+      ") to this file, for 'nqcount simulate' (times every subproblem: slightly slower)";
   return {
       {"count",
        "-n,--n",
@@ -73,16 +91,7 @@ std::vector<OptionRow> option_table(Args& a) {
       {"count", "--progress", &a.count.progress,
        "show progress on stderr even when it is not a terminal"},
       {"count", "--no-progress", &a.count.no_progress, "never show progress"},
-      {"count",
-       "--kernel",
-       &a.count.kernel,
-       "counting kernel: auto (the fastest for this n on this CPU: join from n = 16, the best "
-       "backtracking kernel below), join (split-board join: both half-boards enumerated, "
-       "compatible pairs counted), avx512 or avx2 (SIMD lanes), scalar, or reference (the "
-       "classic one-queen-per-row search with mirror halving, unique by Burnside); default: the "
-       "environment variable NQ_KERNEL, else auto",
-       std::nullopt,
-       {"auto", "join", "avx512", "avx2", "scalar", "reference"}},
+      {"count", "--kernel", &a.count.kernel, kernel_help.c_str(), std::nullopt, kernel_choices},
       {"count", "--split-depth", &a.count.split_rows,
        "top rows fixed to split each canonical class into more, smaller subproblems (default: by "
        "n)",
@@ -194,9 +203,7 @@ std::vector<OptionRow> option_table(Args& a) {
        "off: one unpinned arena",
        std::nullopt,
        {"auto", "off"}},
-      {"count", "--task-stats", &a.count.task_stats,
-       "write one CSV row per subproblem (id,nodes,seconds,estimate,plan_order) to this file, for "
-       "'nqcount simulate' (times every subproblem: slightly slower)"},
+      {"count", "--task-stats", &a.count.task_stats, task_stats_help.c_str()},
       {"topology", "-t,--threads", &a.topology.threads,
        "plan for this many threads (default: every hardware thread)", std::pair{1LL, max_threads}},
       {"topology",

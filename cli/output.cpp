@@ -23,5 +23,8 @@ void print_error(const std::string& message) {
 void print_warning(const std::string& message) {
   std::cerr << "nqcount: warning: " << message << "\n";
 }
+void print_note(const std::string& message) {
+  std::cerr << "nqcount: note: " << message << "\n";
+}
 
 }  // namespace nq::cli

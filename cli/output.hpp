@@ -15,5 +15,6 @@ nlohmann::json json_count(u128 v);
 // One line on stderr: "nqcount: error: <message>".
 void print_error(const std::string& message);
 void print_warning(const std::string& message);
+void print_note(const std::string& message);  // "nqcount: note: <message>"
 
 }  // namespace nq::cli

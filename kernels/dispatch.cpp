@@ -36,7 +36,7 @@ bool has_avx512() {
   return ok;
 }
 
-constexpr std::size_t kKernelCount = 4;
+constexpr std::size_t kKernelCount = 5;
 std::array<std::atomic<std::uint64_t>, kKernelCount> g_batches{};
 
 // Counts the batches of kernel I (one relaxed add per batch, never per node), then runs it.
@@ -58,6 +58,14 @@ void count_join(std::span<const Subproblem> in, std::span<Tally> out) {
 void prepare_join(int n) {
   join_build().prepare(n);
 }
+std::string_view join_isa() {
+  return has_avx512() ? "avx512" : "scalar";
+}
+template <std::size_t N>
+std::string_view isa_named() {
+  static constexpr std::string_view kNames[] = {"avx512", "avx2", "scalar"};
+  return kNames[N];
+}
 
 template <std::size_t I, BatchFn F>
 void counted(std::span<const Subproblem> in, std::span<Tally> out) {
@@ -66,21 +74,39 @@ void counted(std::span<const Subproblem> in, std::span<Tally> out) {
 }
 
 constexpr std::array<Kernel, kKernelCount> kKernels{
-    Kernel{"avx512", "16 lanes of 32 bits (8 of 64 for n > 16), AVX-512 masks and scatters",
-           "AVX-512 F, VL, BW, DQ and VPOPCNTDQ", &has_avx512, &counted<0, &count_avx512>},
-    Kernel{"avx2", "8 lanes of 32 bits (4 of 64 for n > 16), AVX2", "AVX2, BMI2 and POPCNT",
-           &has_avx2, &counted<1, &count_avx2>},
-    Kernel{"scalar", "portable bitboard backtracking, one subproblem at a time", "nothing", &always,
-           &counted<2, &count_scalar>},
-    // Last: "auto" takes it by board size (auto_kernel), never as the generic best.
+    Kernel{"avx512", "SIMD lanes, AVX-512", "AVX-512 F, VL, BW, DQ and VPOPCNTDQ", &has_avx512,
+           &counted<0, &count_avx512>, PlanKind::kCanonical, &isa_named<0>},
+    Kernel{"avx2", "SIMD lanes, AVX2", "AVX2, BMI2 and POPCNT", &has_avx2, &counted<1, &count_avx2>,
+           PlanKind::kCanonical, &isa_named<1>},
+    Kernel{"scalar", "bitboard backtracking", "nothing", &always, &counted<2, &count_scalar>,
+           PlanKind::kCanonical, &isa_named<2>},
+    // After the backtracking kernels: "auto" takes it by board size (auto_kernel), never as
+    // the generic best.
     Kernel{"join",
-           "split-board join: both half-boards enumerated, compatible pairs counted by bit "
-           "slices (AVX-512 where available)",
-           "nothing", &always, &counted<3, &count_join>, false, &prepare_join},
+           "split-board join: both half-boards enumerated, compatible pairs counted, in AVX-512 "
+           "where the CPU has it",
+           "nothing", &always, &counted<3, &count_join>, PlanKind::kRowSplit, &join_isa, false,
+           &prepare_join},
+    Kernel{"reference",
+           "the classic one-queen-per-row search with mirror halving, unique by Burnside",
+           "nothing", &always, &counted<4, &count_reference>, PlanKind::kClassic, &isa_named<2>,
+           false},
 };
 constexpr std::size_t kScalar = 2;
 
 }  // namespace
+
+std::string_view plan_kind_name(PlanKind kind) {
+  switch (kind) {
+    case PlanKind::kCanonical:
+      return "canonical";
+    case PlanKind::kClassic:
+      return "classic";
+    case PlanKind::kRowSplit:
+      return "rowsplit";
+  }
+  return "?";
+}
 
 std::span<const Kernel> all_kernels() {
   return kKernels;

@@ -629,11 +629,10 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
     }
     return total;
   }
-  // Cut diagonals: groups of at least about 1024 sliced members, at most 6 cuts.
-  // The sieve costs a few dozen operations per pattern (occupancy counts, two counting sorts)
-  // and saves pair work, which grows as na * nb: measured, it pays from about 8192 sliced
-  // members (n = 20: 2.8x less matching; n = 18, with about 4000: 40% slower). Groups of at
-  // least 512 (one full block), at most 8 cuts.
+  // Cut diagonals (the sieve). The sieve costs a few dozen operations per pattern (occupancy
+  // counts, two counting sorts) and saves pair work, which grows as na * nb: measured, it pays from
+  // about 8192 sliced members (n = 20: 2.8x less matching; n = 18, with about 4000: 40% slower).
+  // Groups of at least 512 (one full block), at most 8 cuts.
   int c = 0;
   if (na >= 8192)
     while (c < 8 && (na >> (c + 1)) >= 512) ++c;

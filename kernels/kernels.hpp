@@ -20,14 +20,25 @@ namespace nq {
 
 using BatchFn = void (*)(std::span<const Subproblem> in, std::span<Tally> out);
 
+// Which plan of the front end (engine/count/plan.hpp) a kernel counts: the canonical classes
+// (the backtracking kernels), the classic mirror-halved plan (the reference kernel, which has
+// no per-row masks), or the row-split plan (the join, one subproblem per east row set).
+enum class PlanKind : std::uint8_t { kCanonical, kClassic, kRowSplit };
+std::string_view plan_kind_name(PlanKind kind);  // "canonical", "classic", "rowsplit"
+
 struct Kernel {
   std::string_view name;         // as typed after --kernel
-  std::string_view description;  // one line for --help and --json
+  std::string_view description;  // a phrase for --kernel's help
   std::string_view needs;        // the CPU features it needs, for error messages
   bool (*supported)();           // can this CPU run it?
   BatchFn count;
+  PlanKind plan = PlanKind::kCanonical;
+  // The instruction set the kernel runs in on this CPU ("avx512", "avx2", "scalar"): the join
+  // chooses its own bit-slice build at run time.
+  std::string_view (*isa)() = nullptr;
   // Its Tally::nodes are search-tree nodes, equal to the scalar kernel's for every subproblem
-  // (the backtracking kernels). The join's are the queens placed on half-boards.
+  // (the backtracking kernels). The join's are the queens placed on half-boards, the reference
+  // kernel's those of its own whole-board search.
   bool search_nodes = true;
   // Makes the calling thread ready to count boards of size n (its scratch allocated and faulted
   // in), so that a worker's start-up is not charged to the first subproblem it counts; null
@@ -104,11 +115,16 @@ std::uint64_t count_disjoint_pairs_scalar(std::span<const std::uint64_t> a,
 std::uint64_t count_disjoint_pairs_avx512(std::span<const std::uint64_t> a,
                                           std::span<const std::uint64_t> b, int bits);
 
+// The reference kernel as a batch kernel: count_classic for each subproblem of the classic plan
+// (no fixed queens, nothing blocked; n is the width of `full`).
+void count_reference(std::span<const Subproblem> in, std::span<Tally> out);
+
 // How many batches the kernel `name` has counted in this process: tests use it to prove that
 // the kernel a run reports is the one that ran.
 std::uint64_t kernel_batches(std::string_view name);
 
-// All kernels this build knows, in priority order (the first supported one is "auto").
+// All kernels this build knows: the backtracking ones in priority order (the first supported
+// one is "auto" below kJoinFromN), then the join and the reference kernel.
 std::span<const Kernel> all_kernels();
 // The kernel `name` names ("auto" picks the best supported). Returns nullptr if unknown;
 // `supported()` tells whether this CPU can run it.
@@ -119,10 +135,10 @@ const Kernel& best_kernel();  // the best backtracking kernel
 inline constexpr int kJoinFromN = 16;
 const Kernel& auto_kernel(int n);
 
-// The classic kernel: one queen per row over the whole board, no fixed queens, no
-// symmetry beyond what the caller does with it. It is kept separate from the kernels above so
-// that it stays an independent check. Counts the completions of a board whose first rows are
-// already placed (state `cols/ld/rd`, `rows` rows still open).
+// The classic kernel (the table's "reference"): one queen per row over the whole board, no fixed
+// queens, no symmetry beyond what the caller does with it. It is kept separate from the kernels
+// above so that it stays an independent check. Counts the completions of a board whose first rows
+// are already placed (state `cols/ld/rd`, `rows` rows still open).
 Tally count_classic(int n, Mask cols, Mask ld, Mask rd, int rows);
 
 }  // namespace nq

@@ -1,6 +1,6 @@
 // The lane-parallel search, written once. Each ISA's source file (avx2.cpp, avx512.cpp) defines
 // its vector types and then includes this file inside its own namespace and target region
-// (see STYLE.md, the simdjson pattern), so no -m flag ever reaches the rest of the program.
+// (the simdjson pattern), so no -m flag ever reaches the rest of the program.
 //
 // A vector type V supplies: element type T, kLanes, kBits, register type Reg, lane-mask type
 // Mask, and the lane-wise operations used below (see avx512.cpp for the reference set).

@@ -2,6 +2,8 @@
 // (Somers-style). It is deliberately independent of search.hpp: it has no fixed queens, no
 // per-row masks and no last-row shortcut, so it checks the other kernels and is the baseline
 // of the benchmarks.
+#include <bit>
+
 #include "kernels/kernels.hpp"
 
 namespace nq {
@@ -38,6 +40,13 @@ Tally count_classic(int n, Mask cols, Mask ld, Mask rd, int rows) {
     stack_avail[d] = ~(nc | nl | nr) & full;
   }
   return {solutions, nodes};
+}
+
+void count_reference(std::span<const Subproblem> in, std::span<Tally> out) {
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const Subproblem& s = in[i];
+    out[i] = count_classic(std::popcount(s.full), s.cols, s.ld, s.rd, s.rows);
+  }
 }
 
 }  // namespace nq

@@ -1,5 +1,5 @@
 // The generic scalar search, written once. Each ISA's source file includes it inside its own
-// namespace and target region (see STYLE.md, the simdjson pattern).
+// namespace and target region (the simdjson pattern).
 #pragma once
 
 #include <bit>

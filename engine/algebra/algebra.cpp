@@ -38,7 +38,7 @@ const PermOpInfo& info(PermOp op) {
   return kInfo[static_cast<int>(op)];
 }
 
-// Written exactly as SPEC 2 defines the elements, so that the product table the tests compute
+// Written exactly as the paper defines the elements, so that the product table the tests compute
 // from this function checks the definitions, not a hand-made table.
 Perm apply_op(PermOp op, const Perm& p) {
   switch (op) {

@@ -1,4 +1,4 @@
-// The D4 algebra of solutions as operations on permutations (SPEC 2 and 3.6), after
+// The D4 algebra of solutions as operations on permutations after
 // Zhang & Zhang, "An Algebraic Method for the N-Queens Problem Based on Permutation Operation
 // Group" (2011).
 //
@@ -31,7 +31,7 @@ Perm inverse(const Perm& p);
 Perm complement(const Perm& p);
 Perm reverse(const Perm& p);
 
-// The eight elements, numbered as in the paper and SPEC 2 (read f∘g as: apply g first).
+// The eight elements, numbered as in the paper (read f∘g as: apply g first).
 enum class PermOp : std::uint8_t {
   kPo1 = 0,  // identity
   kPo2,      // Inv
@@ -77,7 +77,7 @@ Perm canonical_form(const Perm& p);
 bool is_canonical(const Perm& p);
 bool is_canonical(const int* p, int n);
 
-// The orbit signature (SPEC 3.6). For three queens a, b, c in consecutive columns: the squared
+// The orbit signature. For three queens a, b, c in consecutive columns: the squared
 // lengths |ab|^2 = 1 + (pb - pa)^2 and |bc|^2, and the area term |pc - 2 pb + pa|. Sig_x runs
 // along the columns of p, Sig_y along the columns of its inverse.
 struct SignatureTriple {

@@ -1,6 +1,6 @@
 // An independent count: the dynamic programme of Rivin & Zabih ("A dynamic programming
 // solution to the n-queens problem", Inf. Proc. Letters 41, 1992), used to cross-check the
-// search engine (SPEC 3.7). It shares no code with the kernels.
+// search engine. It shares no code with the kernels.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // The orbits of the n-board's solutions, two ways: by enumeration with the bitboard kernel,
-// and by the paper's algebraic growth (Zhang & Zhang 2011, SPEC 3.6), plus the check of the
+// and by the paper's algebraic growth (Zhang & Zhang 2011), plus the check of the
 // paper's claim that the orbit signature separates orbits.
 #pragma once
 

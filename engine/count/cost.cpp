@@ -110,8 +110,8 @@ std::uint64_t estimate_join_cost(const Subproblem& s, int probe_rows) {
 
 std::uint64_t estimate_plan_cost(const Plan& plan, std::size_t i) {
   const int rows = cost_probe_rows(plan.n);
-  return plan.rowsplit ? estimate_join_cost(plan.subproblems[i], rows)
-                       : estimate_cost(plan.subproblems[i], rows);
+  return plan.rowsplit() ? estimate_join_cost(plan.subproblems[i], rows)
+                         : estimate_cost(plan.subproblems[i], rows);
 }
 
 std::vector<std::uint64_t> estimate_costs(const Plan& plan) {

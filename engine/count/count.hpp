@@ -19,7 +19,7 @@ namespace nq {
 struct CountConfig {
   int n = 0;
   int threads = 0;              // 0: every hardware thread; more than the hardware is allowed
-  std::string kernel = "auto";  // a kernel name from kernels.hpp, "auto", or "reference"
+  std::string kernel = "auto";  // a kernel name from the table (all_kernels()), or "auto"
   int split_rows = -1;          // -1: default_split_rows(n)
   // Optional (engine/count/journal.hpp): count() skips the subproblems it has finished and adds
   // their counts back; every subproblem finished by this run is recorded in it.
@@ -54,6 +54,8 @@ struct CountResult {
   int split_rows = 0;
   double seconds = 0;
   std::string kernel;
+  std::string isa;   // the instruction set the kernel ran in (Kernel::isa)
+  std::string note;  // what "auto" chose differently from what it names, for the caller to say
   bool cancelled = false;                 // Monitor::cancel stopped it: counts are partial
   std::uint64_t subproblems_resumed = 0;  // of `subproblems`, found done in the journal
   double setup_seconds = 0;               // planning, estimating and dealing: before any counting

@@ -91,9 +91,7 @@ std::uint32_t fnv1a32(const unsigned char* bytes, std::size_t size) {
 
 RunIdentity run_identity(const Plan& plan) {
   return {plan.n, plan.split_rows, plan.classes, plan.subproblems.size(),
-          plan.classic    ? "classic"
-          : plan.rowsplit ? "rowsplit"
-                          : "canonical"};
+          std::string(plan_kind_name(plan.kind))};
 }
 
 std::string describe(const RunIdentity& run) {

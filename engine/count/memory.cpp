@@ -7,8 +7,11 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "common/threads.hpp"
+#include "count/cost.hpp"
 #include "count/journal.hpp"
 #include "count/plan.hpp"
 #include "count/schedule.hpp"
@@ -24,13 +27,17 @@ constexpr std::uint64_t kFixedBytes = std::uint64_t{8} << 20;
 constexpr std::uint64_t kPerThreadBytes = std::uint64_t{64} << 10;
 
 // What the runner keeps per planned subproblem beside the plan (run.cpp run_on_arenas and
-// count()): the estimated cost, its double for dealing, the dealing order, the selection bit.
+// count()), by the types it keeps them in: the estimated cost (cost.hpp), its double for dealing
+// and the dealing order (schedule.hpp claim_order), and the selection bit (a byte at most).
+using CostVector = decltype(estimate_costs(std::declval<const Plan&>()));
+using OrderVector = decltype(claim_order(std::declval<const std::vector<double>&>(), false));
 constexpr std::uint64_t kPerPlannedBytes =
-    sizeof(std::uint64_t) + sizeof(double) + sizeof(std::uint32_t) + 1;
-// ... and per counted subproblem: its copy in its node's queue, the queue's id and remaining
-// estimate.
-constexpr std::uint64_t kPerCountedBytes =
-    sizeof(Subproblem) + sizeof(std::uint32_t) + sizeof(double);
+    sizeof(CostVector::value_type) + sizeof(double) + sizeof(OrderVector::value_type) + 1;
+// ... and per counted subproblem: a position of the work layout (schedule.hpp WorkLayout: its
+// id and the suffix cost) and the subproblem's copy on its node's memory.
+constexpr std::uint64_t kPerCountedBytes = sizeof(Subproblem) +
+                                           sizeof(decltype(WorkLayout::ids)::value_type) +
+                                           sizeof(decltype(WorkLayout::after)::value_type);
 // A resumed run reads the journal (a record and a finished entry per subproblem done, the
 // solutions seen per planned one) and keeps the todo list.
 constexpr std::uint64_t kPerJournalBytes =
@@ -40,14 +47,7 @@ std::uint64_t threads_of(const CountConfig& config) {
   return static_cast<std::uint64_t>(resolve_threads(config.threads));
 }
 
-}  // namespace
-
-std::uint64_t MemoryEstimate::total() const {
-  return fixed + plan + run + threads;
-}
-
-std::uint64_t kernel_scratch_bytes(const Kernel* kernel, int n) {
-  if (!kernel || kernel->name != "join") return 0;
+std::uint64_t join_scratch_bound(int n) {
   // The join's row-split subproblems keep, per thread, both halves' placements (8 bytes each,
   // grown by doubling, and the sieve's 8-byte copies) and the halves' top and bottom parts (32
   // bytes each, and 24 per sorted bottom one): 4x the measured largest (join_scratch_sizes),
@@ -58,25 +58,30 @@ std::uint64_t kernel_scratch_bytes(const Kernel* kernel, int n) {
                                  leaves * 2 * (16 + 8) + parts * 2 * (2 * 32 + 24) + (1u << 20));
 }
 
+}  // namespace
+
+std::uint64_t MemoryEstimate::total() const {
+  return fixed + plan + run + threads;
+}
+
+std::uint64_t kernel_scratch_bytes(const Kernel* kernel, int n) {
+  return kernel && kernel->plan == PlanKind::kRowSplit ? join_scratch_bound(n) : 0;
+}
+
 MemoryEstimate estimate_memory(const Plan& plan, const CountConfig& config, std::uint64_t counted) {
   MemoryEstimate e;
   const std::uint64_t planned = plan.subproblems.size();
   const std::uint64_t plan_bytes =
       plan.subproblems.capacity() * sizeof(Subproblem) + plan.weights.capacity();
-  // A canonical plan is made class by class and concatenated: the pieces (grown by doubling,
-  // under twice their size) sit beside the whole while it is assembled.
-  const bool pieces = !plan.classic && !plan.rowsplit;
-  const std::uint64_t planning = plan_bytes + (pieces ? 2 * planned * sizeof(Subproblem) : 0);
   std::uint64_t run = planned * kPerPlannedBytes + counted * kPerCountedBytes;
   if (config.journal) run += planned * kPerJournalBytes;
   if (config.task_stats) run += planned * sizeof(TaskStat);
   e.fixed = kFixedBytes;
   e.plan = plan_bytes;
-  e.run = std::max(run, planning - plan_bytes);  // counting, or the pieces while planning
+  e.run = run;
   // The row-split plan is the join's, and only the join's (run.cpp plan_for): the plan, not
   // the kernel's name, says which kernel runs, whatever "auto" resolves to.
-  const std::uint64_t scratch =
-      plan.rowsplit ? kernel_scratch_bytes(find_kernel("join"), plan.n) : 0;
+  const std::uint64_t scratch = plan.rowsplit() ? join_scratch_bound(plan.n) : 0;
   e.threads = threads_of(config) * (kPerThreadBytes + scratch);
   return e;
 }

@@ -1,18 +1,18 @@
 // The memory a count needs, estimated up front from its plan, so that a run too large for the
 // machine is refused with a clear error before it starts instead of being killed half way by
-// the kernel's OOM killer (issue 4: "memory is bounded, with an estimate up front").
+// the kernel's OOM killer.
 //
 // The estimate is an upper bound built from what the runner really holds (engine/count/run.cpp):
 //   fixed     the process itself: code, libraries, TBB's and hwloc's state (5.5 MB measured);
-//   plan      the subproblems (their vector's capacity), the weights, and while a canonical plan
-//             is made, its per-class pieces beside the concatenated plan;
+//   plan      the subproblems (their vector's capacity) and the weights: the plan is written in
+//             place, so planning holds nothing beside it;
 //   run       per planned subproblem the cost vector and the dealing order, per counted one its
-//             copy in its node's queue, the queue's ids and estimates (and the journal's todo
-//             list, the task stats where asked);
+//             position in the work layout and its copy on its node's memory (and the journal's
+//             todo list, the task stats where asked), sized by the types the runner keeps them in;
 //   threads   each worker's stack and TBB state, plus the kernel's own per-thread scratch: the
 //             join's buffers (kernels.hpp, kJoinScratchBytes), nothing for the backtracking
 //             kernels, whose state lives on the stack.
-// peak = fixed + threads + max(plan while planning, plan + run while counting).
+// peak = fixed + plan + run + threads.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +31,7 @@ namespace nq {
 struct MemoryEstimate {
   std::uint64_t fixed = 0;
   std::uint64_t plan = 0;     // the plan as it stands
-  std::uint64_t run = 0;      // what the runner adds beside it (or, if more, the plan's pieces)
+  std::uint64_t run = 0;      // what the runner adds beside it
   std::uint64_t threads = 0;  // every worker's stack, state and kernel scratch
   std::uint64_t total() const;
 };
@@ -41,7 +41,7 @@ MemoryEstimate estimate_memory_without_plan(int threads);
 
 // The kernel's own scratch per thread for an n-board: for the join, kJoinScratchBytes scaled
 // down to the most placements a half of this board can have (ceil(n/2)! bounds them); 0 for
-// the backtracking kernels (and the classic one, `kernel` null).
+// the backtracking kernels and the reference kernel.
 std::uint64_t kernel_scratch_bytes(const Kernel* kernel, int n);
 
 // The default limit: 80% of the physical memory (sysconf), leaving room for the system.

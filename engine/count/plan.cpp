@@ -370,7 +370,7 @@ Plan plan_canonical(int n, int split_rows) {
 Plan plan_classic(int n, int split_rows) {
   Plan plan;
   plan.n = n;
-  plan.classic = true;
+  plan.kind = PlanKind::kClassic;
   plan.split_rows = split_rows;
   const Mask full = full_mask(n);
   const int half = n / 2;
@@ -393,7 +393,7 @@ Plan plan_classic(int n, int split_rows) {
     }
   }
   plan.weights.assign(plan.subproblems.size(), 2);
-  // Unique by Burnside: whole-board counts fixed by the rotations (SPEC 3.3b).
+  // Unique by Burnside: whole-board counts fixed by the rotations.
   const SymmetricCounts sym = whole_board_symmetric(n);
   plan.sym4 = sym.sym4;
   plan.sym2 = sym.sym2;
@@ -420,7 +420,7 @@ std::uint64_t next_same_size(std::uint64_t set) {
 Plan plan_rowsplit(int n, bool fixed_counts) {
   Plan plan;
   plan.n = n;
-  plan.rowsplit = true;
+  plan.kind = PlanKind::kRowSplit;
   const Mask full = full_mask(n);
   const int half = n / 2;
   const Mask west = full_mask(half), east = full & ~west & ~(n % 2 ? bit_at(half) : 0);
@@ -516,6 +516,8 @@ struct HalfTurnSearch {
   Mask full = 0;
   int col_of[kMaxN] = {};
   std::uint64_t fixed180 = 0, fixed90 = 0;
+  const std::atomic<bool>* cancel = nullptr;  // looked at once per top-two-rows branch
+  bool stopped = false;
 
   void leaf() {
     for (int r = 0; r < n; ++r)
@@ -532,6 +534,10 @@ struct HalfTurnSearch {
     Mask free = full & ~cols & ~static_cast<Mask>(d1 >> r) & ~static_cast<Mask>(d2 >> (n - 1 - r)) &
                 ~bit_at(r) & ~bit_at(n - 1 - r);
     while (free) {
+      if (r < 2 && cancel && cancel->load(std::memory_order_relaxed)) {
+        stopped = true;
+        return;
+      }
       const int c = std::countr_zero(free);
       free &= free - 1;
       const int mc = n - 1 - c;
@@ -546,10 +552,11 @@ struct HalfTurnSearch {
 
 }  // namespace
 
-SymmetricCounts whole_board_symmetric(int n) {
+SymmetricCounts whole_board_symmetric(int n, const std::atomic<bool>* cancel) {
   HalfTurnSearch search;
   search.n = n;
   search.full = full_mask(n);
+  search.cancel = cancel;
   Mask cols = 0;
   std::uint64_t d1 = 0, d2 = 0;
   if (n % 2 == 1) {  // the middle queen stands on the centre square
@@ -559,7 +566,8 @@ SymmetricCounts whole_board_symmetric(int n) {
     d1 = d2 = std::uint64_t{1} << (n - 1);
   }
   search.rows_from(0, cols, d1, d2);
-  return {static_cast<u128>(search.fixed180 - search.fixed90), static_cast<u128>(search.fixed90)};
+  return {static_cast<u128>(search.fixed180 - search.fixed90), static_cast<u128>(search.fixed90),
+          !search.stopped};
 }
 
 }  // namespace nq

@@ -26,6 +26,7 @@
 // orbits at once, so the kernels only ever count c.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -33,6 +34,7 @@
 #include "common/d4.hpp"
 #include "common/types.hpp"
 #include "count/placement.hpp"
+#include "kernels/kernels.hpp"
 #include "kernels/subproblem.hpp"
 
 namespace nq {
@@ -80,15 +82,16 @@ struct Plan {
   std::vector<Subproblem> subproblems;
   std::vector<std::uint8_t> weights;
   u128 sym4 = 0, sym2 = 0;  // see above; the classic route fills them by Burnside instead
-  bool classic = false;     // subproblems are for count_classic
-  bool rowsplit = false;    // plan_rowsplit: one subproblem per east row set (the join's plan)
+  PlanKind kind = PlanKind::kCanonical;  // which plan_* made it, and so which kernels count it
+  bool classic() const { return kind == PlanKind::kClassic; }    // for count_classic
+  bool rowsplit() const { return kind == PlanKind::kRowSplit; }  // the join's
 };
 
 // The canonical-class plan, n >= 4.
 Plan plan_canonical(int n, int split_rows);
 // The classic route: left-right mirror halving on the first row (and the second for odd n
 // with the first queen in the middle), weight 2; unique by Burnside with whole-board fixed
-// counts (SPEC 3.3b).
+// counts.
 Plan plan_classic(int n, int split_rows);
 
 // The join kernel's plan (kernels/join.hpp): the columns are cut into a west and an east half
@@ -99,7 +102,7 @@ Plan plan_classic(int n, int split_rows);
 // the subproblems without changing their counts: one subproblem per orbit, weighted by the
 // orbit's size. Unique by Burnside with whole-board fixed counts, as plan_classic. n >= 4.
 // With `fixed_counts` false, sym4 and sym2 are left for the caller to add later from
-// whole_board_symmetric(n) (the runner computes them while the count runs).
+// whole_board_symmetric(n) (the runner computes them on one of its workers while the count runs).
 Plan plan_rowsplit(int n, bool fixed_counts = true);
 
 // How many subproblems plan_rowsplit(n) makes, without making them (Burnside over the four
@@ -111,10 +114,12 @@ inline constexpr std::uint64_t kMaxJoinPlan = std::uint64_t{1} << 22;
 
 // Burnside's terms for a whole n-board: sym4 = solutions fixed by the 180 degree rotation but
 // not the 90 degree one, sym2 = those fixed by the 90 degree rotation.
+// With `cancel`, the search stops soon after *cancel is set, and says it is not `complete`.
 struct SymmetricCounts {
   u128 sym4 = 0, sym2 = 0;
+  bool complete = true;
 };
-SymmetricCounts whole_board_symmetric(int n);
+SymmetricCounts whole_board_symmetric(int n, const std::atomic<bool>* cancel = nullptr);
 
 // The default split for n: enough, small enough subproblems for many threads.
 int default_split_rows(int n);

@@ -15,12 +15,12 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <future>
 #include <memory>
 #include <new>
 #include <optional>
 #include <span>
-#include <thread>
 
 #include "count/cost.hpp"
 #include "count/count.hpp"
@@ -87,10 +87,14 @@ struct RunHooks {
   const std::vector<std::uint64_t>* selection = nullptr;
   const std::vector<std::uint64_t>* costs = nullptr;
   SubproblemJournal* journal = nullptr;
+  // Work beside the count, done once by worker 0 before its first claim (the others steal its
+  // range meanwhile), so that it runs on the run's own threads: the row-split plan's Burnside
+  // terms.
+  std::function<void()> beside;
 };
 
 // Pins the threads that enter an arena to its node's CPUs, and frees them on leaving: a TBB
-// worker may serve several arenas in turn (the hwloc route of SPEC 3.3; tbbbind's NUMA
+// worker may serve several arenas in turn (the hwloc route; tbbbind's NUMA
 // constraints would do the same, but only for the real machine's nodes, while this plan may
 // come from a synthetic topology under test).
 class ArenaPinning : public tbb::task_scheduler_observer {
@@ -143,8 +147,8 @@ double thread_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-// The counting step for a batch of claimed subproblems: the kernel's batch call (or the classic
-// kernel), then the weighted sums into the worker's partial, the journal and the progress.
+// The counting step for a batch of claimed subproblems: the kernel's batch call, then the weighted
+// sums into the worker's partial, the journal and the progress.
 class Counter {
  public:
   Counter(const Plan& plan, const Kernel* kernel, const RunHooks& hooks, Monitor* monitor,
@@ -156,12 +160,15 @@ class Counter {
   // first subproblem it counts (--task-stats), where a replay would charge it to whichever
   // subproblem that was (up to 1.3 ms at n = 18 on this VM, against 0.2 ms per subproblem).
   void prepare_thread() const {
-    if (kernel_ && kernel_->prepare && plan_.rowsplit) kernel_->prepare(plan_.n);
+    if (kernel_->prepare) kernel_->prepare(plan_.n);
+  }
+  void run_beside() const {
+    if (hooks_.beside) hooks_.beside();
   }
 
   // Counts the positions [begin, end) of one node's part of the layout.
   void count(const WorkRanges& ranges, std::size_t begin, std::size_t end, Partial& part) const {
-    constexpr std::size_t kBatch = 16;  // claim_size never exceeds it
+    constexpr std::size_t kBatch = kMaxClaim;  // claim_size never exceeds it
     std::array<Tally, kBatch> tallies;
     std::array<FinishedSubproblem, kBatch> finished;
     const std::size_t m = end - begin;
@@ -180,13 +187,13 @@ class Counter {
     if (stats_) {  // one at a time, timed: --task-stats
       for (std::size_t i = 0; i < m; ++i) {
         const double t0 = thread_seconds();
-        count_span(in.subspan(i, 1), std::span<Tally>(tallies.data() + i, 1));
+        kernel_->count(in.subspan(i, 1), std::span<Tally>(tallies.data() + i, 1));
         TaskStat& st = (*stats_)[ids[i]];
         st.seconds = thread_seconds() - t0;
         st.nodes = tallies[i].nodes;
       }
     } else {
-      count_span(in, std::span<Tally>(tallies.data(), m));
+      kernel_->count(in, std::span<Tally>(tallies.data(), m));
     }
     std::uint64_t nodes = 0, cost = 0;
     for (std::size_t i = 0; i < m; ++i) {
@@ -207,17 +214,8 @@ class Counter {
   }
 
  private:
-  void count_span(std::span<const Subproblem> in, std::span<Tally> out) const {
-    if (kernel_) {
-      kernel_->count(in, out);
-    } else {
-      for (std::size_t i = 0; i < in.size(); ++i)
-        out[i] = count_classic(plan_.n, in[i].cols, in[i].ld, in[i].rd, in[i].rows);
-    }
-  }
-
   const Plan& plan_;
-  const Kernel* kernel_;  // nullptr: the classic kernel
+  const Kernel* kernel_;
   const RunHooks& hooks_;
   Monitor* monitor_;
   std::vector<TaskStat>* stats_;
@@ -231,10 +229,21 @@ const Kernel* resolve_kernel(const CountConfig& config) {
   const Kernel& k = auto_kernel(config.n);
   // The join's plan holds one subproblem per row-split orbit; past kMaxJoinPlan (n = 25, 27
   // and 28 up) it would not be small, so auto keeps to backtracking there.
-  return k.name == "join" && rowsplit_subproblems(config.n) > kMaxJoinPlan ? &best_kernel() : &k;
+  return k.plan == PlanKind::kRowSplit && rowsplit_subproblems(config.n) > kMaxJoinPlan
+             ? &best_kernel()
+             : &k;
 }
 
-// The checks count() makes; the kernel, or nullptr for the classic route.
+// What "auto" did differently because of a split depth, for the caller to say: "" if nothing.
+std::string split_depth_note(const CountConfig& config, const Kernel& chosen) {
+  if (config.kernel != "auto" || config.split_rows < 0) return "";
+  const Kernel& by_size = auto_kernel(config.n);
+  if (by_size.plan == chosen.plan) return "";
+  return "a split depth applies to the backtracking kernels only: --kernel auto counts with " +
+         std::string(chosen.name) + " instead of " + std::string(by_size.name);
+}
+
+// The checks count() makes, and the kernel they leave.
 Expected<const Kernel*> checked_kernel(const CountConfig& config) {
   const int n = config.n;
   if (n < 1 || n > kMaxCountN)
@@ -242,21 +251,20 @@ Expected<const Kernel*> checked_kernel(const CountConfig& config) {
                  std::to_string(n)};
   if (config.threads < 0)
     return Error{"threads must be at least 1, got " + std::to_string(config.threads)};
-  if (config.kernel == "reference") return static_cast<const Kernel*>(nullptr);
   const Kernel* kernel = resolve_kernel(config);
   if (!kernel) {
-    std::string names = "auto, reference";
+    std::string names = "auto";
     for (const Kernel& k : all_kernels()) names += ", " + std::string(k.name);
     return Error{"unknown kernel '" + config.kernel + "' (expected one of: " + names + ")"};
   }
   if (!kernel->supported())
     return Error{"kernel '" + config.kernel + "' cannot run on this CPU (it needs " +
                  std::string(kernel->needs) + ")"};
-  if (kernel->name == "join" && rowsplit_subproblems(n) > kMaxJoinPlan)
+  if (kernel->plan == PlanKind::kRowSplit && rowsplit_subproblems(n) > kMaxJoinPlan)
     return Error{"the join kernel's plan for n = " + std::to_string(n) + " would hold " +
                  std::to_string(rowsplit_subproblems(n)) + " subproblems (at most " +
                  std::to_string(kMaxJoinPlan) + "); use a backtracking kernel (--kernel auto)"};
-  if (kernel->name == "join" && config.split_rows >= 0)
+  if (kernel->plan == PlanKind::kRowSplit && config.split_rows >= 0)
     return Error{
         "the join kernel has its own plan (one subproblem per row split); a split depth "
         "applies to the backtracking kernels only"};
@@ -275,7 +283,7 @@ std::future<Expected<Topology>> start_reading_topology(const CountConfig& config
 // (cost.hpp), in the same arena: a second arena would wait again for its worker threads to
 // arrive (1 to 3 ms each time on this VM). With `defer_fixed_counts`, a row-split plan comes
 // without its Burnside terms (the caller computes them beside the count).
-// `kernel` is what checked_kernel() returned (nullptr: the classic route).
+// `kernel` is what checked_kernel() returned: its plan kind says which plan.
 Plan plan_for(const CountConfig& config, const Kernel* kernel, int threads,
               std::vector<std::uint64_t>* costs = nullptr, bool defer_fixed_counts = false) {
   const int split = config.split_rows >= 0 ? config.split_rows : default_split_rows(config.n);
@@ -284,12 +292,17 @@ Plan plan_for(const CountConfig& config, const Kernel* kernel, int threads,
   tbb::task_arena arena(threads);
   Plan plan;
   arena.execute([&] {
-    if (!kernel)
-      plan = plan_classic(config.n, split);
-    else if (kernel->name == "join")
-      plan = plan_rowsplit(config.n, !defer_fixed_counts);
-    else
-      plan = plan_canonical(config.n, split);
+    switch (kernel->plan) {
+      case PlanKind::kClassic:
+        plan = plan_classic(config.n, split);
+        break;
+      case PlanKind::kRowSplit:
+        plan = plan_rowsplit(config.n, !defer_fixed_counts);
+        break;
+      case PlanKind::kCanonical:
+        plan = plan_canonical(config.n, split);
+        break;
+    }
     if (costs) *costs = estimate_costs(plan);
   });
   return plan;
@@ -308,6 +321,7 @@ void work(WorkRanges& work_ranges, std::size_t me, const Counter& counter, Monit
   };
   note_cpu();  // every worker loop notes where it starts, even if the others left it no work
   counter.prepare_thread();
+  if (me == 0) counter.run_beside();
   const WorkLayout& layout = work_ranges.layout;
   RangeWord* words = work_ranges.words.get();
   std::atomic<std::uint64_t>& mine = words[me].range;
@@ -376,7 +390,7 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
   std::vector<double> estimate(total);
   for (std::size_t i = 0; i < total; ++i) estimate[i] = static_cast<double>((*hooks.costs)[i]);
   // The row-split plan is dealt in its own order instead (claim_order).
-  std::vector<std::uint32_t> order = claim_order(estimate, plan.rowsplit);
+  std::vector<std::uint32_t> order = claim_order(estimate, plan.rowsplit());
   if (hooks.selection) {
     std::vector<bool> selected(total, false);
     for (std::uint64_t i : *hooks.selection) selected[i] = true;
@@ -386,7 +400,7 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
   for (const ArenaPlan& a : numa.arenas) threads.push_back(a.threads);
   // Dealt to the nodes, each node's list split into one range per thread (schedule.hpp).
   WorkRanges work_ranges;
-  work_ranges.layout = lay_out_work(order, estimate, threads, plan.rowsplit);
+  work_ranges.layout = lay_out_work(order, estimate, threads, plan.rowsplit());
   const WorkLayout& layout = work_ranges.layout;
   work_ranges.words = std::make_unique<RangeWord[]>(layout.workers());
   for (std::size_t w = 0; w < layout.workers(); ++w)
@@ -416,7 +430,7 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
     for (std::size_t i = 0; i < total; ++i) {
       result.tasks[i].id = static_cast<std::uint32_t>(i);
       result.tasks[i].estimate = estimate[i];
-      result.tasks[i].plan_order = plan.rowsplit;
+      result.tasks[i].plan_order = plan.rowsplit();
     }
   }
   const Counter counter(plan, kernel, hooks, monitor, config.task_stats ? &result.tasks : nullptr);
@@ -500,13 +514,14 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   const auto checked = checked_kernel(config);
   if (!checked) return checked.error();
   const Kernel* kernel = *checked;
-  const bool classic = kernel == nullptr;
 
   const auto start = std::chrono::steady_clock::now();
   CountResult result;
   result.n = n;
   result.threads = resolve_threads(config.threads);
-  result.kernel = classic ? "reference" : std::string(kernel->name);
+  result.kernel = kernel->name;
+  result.isa = kernel->isa();
+  result.note = split_depth_note(config, *kernel);
 
   if (n < 4) {  // too small for a frame; a solution may be fixed by a reflection (n = 1)
     result.memory_estimate = estimate_memory_without_plan(result.threads).total();
@@ -559,24 +574,22 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
     monitor->subproblems_total.store(plan.subproblems.size());
   }
 
-  // Started only now that every check has passed, on a detached thread: neither an early
-  // return nor a cancelled count waits for it (a std::async future would, in its destructor).
-  std::future<SymmetricCounts> symmetric;
-  if (plan.rowsplit) {
-    auto promise = std::make_shared<std::promise<SymmetricCounts>>();
-    symmetric = promise->get_future();
-    std::thread([promise, n] { promise->set_value(whole_board_symmetric(n)); }).detach();
-  }
+  // The row-split plan's Burnside terms, on a worker of the run (RunHooks::beside); a cancelled
+  // count stops them too.
+  SymmetricCounts symmetric;
+  if (plan.rowsplit())
+    hooks.beside = [&] {
+      symmetric = whole_board_symmetric(n, monitor ? &monitor->cancel : nullptr);
+    };
   Partial part = run_on_arenas(plan, kernel, config, hooks, machine, start, result, monitor);
   part.join(resumed.done);
   result.nodes = part.nodes;
   result.subproblems = part.subproblems;
   result.subproblems_resumed = resumed.done.subproblems;
-  result.cancelled = part.subproblems < plan.subproblems.size();
-  if (symmetric.valid() && !result.cancelled) {
-    const SymmetricCounts sym = symmetric.get();
-    plan.sym4 = sym.sym4;
-    plan.sym2 = sym.sym2;
+  result.cancelled = part.subproblems < plan.subproblems.size() || !symmetric.complete;
+  if (plan.rowsplit()) {
+    plan.sym4 = symmetric.sym4;
+    plan.sym2 = symmetric.sym2;
   }
   auto orbits = finish_orbits(part.weighted, plan.sym4, plan.sym2);
   if (!orbits.ok()) {
@@ -608,7 +621,8 @@ Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan
   CountResult result;
   result.n = plan.n;
   result.threads = resolve_threads(config.threads);
-  result.kernel = *checked ? std::string((*checked)->name) : "reference";
+  result.kernel = (*checked)->name;
+  result.isa = (*checked)->isa();
   result.classes = plan.classes;
   result.split_rows = plan.split_rows;
   result.subproblems_total = selection.size();

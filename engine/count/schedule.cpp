@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <fstream>
+#include <iomanip>
 #include <numeric>
 #include <queue>
 #include <sstream>
@@ -48,9 +49,9 @@ std::vector<std::vector<std::uint32_t>> deal_to_arenas(const std::vector<std::ui
 }
 
 std::size_t claim_size(std::size_t length, int threads) {
-  // About 32 claims per thread over the queue, at most 16 subproblems per claim.
+  // About 32 claims per thread over the queue, at most kMaxClaim subproblems per claim.
   const std::size_t per = length / (static_cast<std::size_t>(std::max(threads, 1)) * 32);
-  return std::clamp<std::size_t>(per, 1, 16);
+  return std::clamp<std::size_t>(per, 1, kMaxClaim);
 }
 
 ThreadRanges split_among_threads(const std::vector<std::uint32_t>& ids,
@@ -238,14 +239,23 @@ std::vector<TaskStat> costs_from_nodes(std::vector<TaskStat> tasks) {
   return tasks;
 }
 
+std::string format_task_stats(std::span<const TaskStat> tasks) {
+  std::ostringstream csv;
+  csv << kTaskStatsHeader << "\n" << std::setprecision(9);
+  for (const TaskStat& t : tasks)
+    csv << t.id << "," << t.nodes << "," << t.seconds << "," << t.estimate << ","
+        << (t.plan_order ? 1 : 0) << "\n";
+  return csv.str();
+}
+
 Expected<std::vector<TaskStat>> read_task_stats(const std::string& path) {
   std::ifstream in(path);
   if (!in) return Error{"cannot read task stats '" + path + "'"};
   std::string line;
-  if (!std::getline(in, line) || line.rfind("id,nodes,seconds,estimate", 0) != 0)
-    return Error{"'" + path + "' is not a --task-stats file (expected the header " +
-                 "'id,nodes,seconds,estimate,plan_order')"};
-  const bool has_order = line.rfind("id,nodes,seconds,estimate,plan_order", 0) == 0;
+  if (!std::getline(in, line) || line.rfind(kTaskStatsHeaderWithoutOrder, 0) != 0)
+    return Error{"'" + path + "' is not a --task-stats file (expected the header '" +
+                 std::string(kTaskStatsHeader) + "')"};
+  const bool has_order = line.rfind(kTaskStatsHeader, 0) == 0;
   std::vector<TaskStat> tasks;
   int row = 1;
   while (std::getline(in, line)) {
@@ -259,10 +269,9 @@ Expected<std::vector<TaskStat>> read_task_stats(const std::string& path) {
     if (!(fields >> t.id >> c1 >> t.nodes >> c2 >> t.seconds >> c3 >> t.estimate) || c1 != ',' ||
         c2 != ',' || c3 != ',' || t.seconds < 0 || t.estimate < 0 ||
         (has_order && (!(fields >> c4 >> order) || c4 != ',' || (order != 0 && order != 1))))
-      return Error{"'" + path + "' line " + std::to_string(row) + ": expected " +
-                   (has_order ? "'id,nodes,seconds,estimate,plan_order' with non-negative "
-                                "numbers and plan_order 0 or 1"
-                              : "'id,nodes,seconds,estimate' with non-negative numbers")};
+      return Error{"'" + path + "' line " + std::to_string(row) + ": expected '" +
+                   std::string(has_order ? kTaskStatsHeader : kTaskStatsHeaderWithoutOrder) +
+                   "' with non-negative numbers" + (has_order ? " and plan_order 0 or 1" : "")};
     t.plan_order = order == 1;
     tasks.push_back(t);
   }

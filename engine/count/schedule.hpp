@@ -28,7 +28,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/types.hpp"
@@ -56,7 +58,8 @@ std::vector<std::vector<std::uint32_t>> deal_to_arenas(const std::vector<std::ui
 // How many subproblems a thread takes at once from its range, for a node's list of `length`
 // split among `threads`: small enough that a range splits into dozens of claims (balance, and
 // something left to steal), large enough to feed a lane-parallel kernel a batch and to keep the
-// compare-and-swaps rare.
+// compare-and-swaps rare. At most kMaxClaim: the runner counts a claim in buffers of that size.
+inline constexpr std::size_t kMaxClaim = 16;
 std::size_t claim_size(std::size_t length, int threads);
 
 // A node's list laid out for its threads: thread t owns positions [bounds[t], bounds[t + 1]) of
@@ -185,8 +188,17 @@ SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, 
 // at the price of ignoring how the time per node varies between subproblems.
 std::vector<TaskStat> costs_from_nodes(std::vector<TaskStat> tasks);
 
-// Reads a --task-stats CSV (header "id,nodes,seconds,estimate,plan_order", the last column 0 or
-// 1; files without it, from before it, read as largest-first runs; rows in any order).
+// The --task-stats file: a CSV with the header kTaskStatsHeader and one row per task, plan_order
+// 0 or 1. Files from before the plan_order column (kTaskStatsHeaderWithoutOrder) read as
+// largest-first runs.
+inline constexpr std::string_view kTaskStatsHeader = "id,nodes,seconds,estimate,plan_order";
+inline constexpr std::string_view kTaskStatsHeaderWithoutOrder = "id,nodes,seconds,estimate";
+
+// The file's text for `tasks`, as read_task_stats reads it back (seconds and estimates to 9
+// significant digits).
+std::string format_task_stats(std::span<const TaskStat> tasks);
+
+// Reads a --task-stats file (either header; rows in any order), sorted by id.
 Expected<std::vector<TaskStat>> read_task_stats(const std::string& path);
 
 }  // namespace nq

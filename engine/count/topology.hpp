@@ -1,5 +1,5 @@
 // The machine as hwloc sees it, and the NUMA plan: one arena per NUMA node, its threads pinned
-// to that node's CPUs (SPEC 3.3).
+// to that node's CPUs.
 //
 // The plan is a pure function of a plain description of the machine (`Topology`), so the plan
 // for a 4-socket server is computed and tested on a laptop. hwloc is only needed to fill the

@@ -1,4 +1,4 @@
-// Internals of the solver (SPEC 3.5), shared by solve.cpp and the tests: the attempts of each
+// Internals of the solver, shared by solve.cpp and the tests: the attempts of each
 // method, one seed each. An attempt either solves, fails (hits its step or try limit: the
 // caller restarts with the next seed) or is stopped (a better attempt won, time ran out, the
 // user cancelled). Attempts never allocate inside their loops and never print.

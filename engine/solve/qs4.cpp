@@ -1,4 +1,4 @@
-// The local searches of SPEC 3.5, one attempt (one seed) at a time.
+// The local searches (QS4 and its variants), one attempt (one seed) at a time.
 //
 // QS4 (R. Sosic and J. Gu, "Efficient local search with conflict minimization: a case study of
 // the n-queens problem", IEEE TKDE 6(5), 1994) has two phases:
@@ -73,7 +73,7 @@ bool StopSignal::should_stop() const {
 }
 
 std::uint64_t default_swap_max_tries(std::uint32_t n) {
-  // SPEC 3.5 names L = n^2 or 3n. n^2 lets small boards escape plateaus; it is capped so that
+  // QS4 names L = n^2 or 3n. n^2 lets small boards escape plateaus; it is capped so that
   // a failed attempt at large n does not run for hours, and never below 3n.
   const std::uint64_t nn = std::uint64_t{n} * n;
   return std::max<std::uint64_t>(3ULL * n, std::min<std::uint64_t>(nn, 10'000'000ULL));
@@ -251,7 +251,7 @@ struct Repair {
   }
 };
 
-// "A small multiple of n" (SPEC 3.5), with a floor for small boards where restarts are cheap.
+// "A small multiple of n", with a floor for small boards where restarts are cheap.
 std::uint64_t repair_step_limit(std::uint32_t n) {
   return 8ULL * n + 1000;
 }

@@ -1,4 +1,4 @@
-// Single solutions for large n: local search in the manner of Sosic & Gu's QS4 (SPEC 3.5).
+// Single solutions for large n: local search in the manner of Sosic & Gu's QS4.
 // A plain config in, verified solutions (or an error) out. The engine never prints and never
 // exits; the CLI decides what a status means for the exit code.
 //

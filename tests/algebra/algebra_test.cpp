@@ -289,7 +289,7 @@ Expected<Perm> edit(const Perm& p, EditKind kind, std::initializer_list<int> dou
 
 TEST(Operators, HandWorkedExamples) {
   const Perm p = one_based({2, 4, 1, 3});
-  // Inc(0.5, 0.5): every row moves up, and the new first column holds row 1 (SPEC 3.6).
+  // Inc(0.5, 0.5): every row moves up, and the new first column holds row 1.
   EXPECT_EQ(*edit(p, EditKind::kInc, {1, 1}), one_based({1, 3, 5, 2, 4}));
   // Inc(4.5, 4.5): nothing moves, a new last column holds row 5.
   EXPECT_EQ(*edit(p, EditKind::kInc, {9, 9}), one_based({2, 4, 1, 3, 5}));

@@ -115,8 +115,36 @@ TEST(Cli, ForcedKernelIsReportedOrRefused) {
     ASSERT_EQ(r.status, 0) << name << ": " << r.err;
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["kernel"], name);
+    EXPECT_EQ(j["isa"], std::string(k.isa()));
     EXPECT_EQ(j["total"], 724);
+    const std::string text = nqcount("--n 10 --kernel " + name).out;
+    EXPECT_NE(text.find(k.isa() == k.name ? name + "\n" : name + " (" + std::string(k.isa()) + ")"),
+              std::string::npos)
+        << text;
   }
+}
+
+TEST(Cli, KernelChoicesAndHelpComeFromTheTable) {
+  const Outcome help = nqcount("count --help");
+  for (const nq::Kernel& k : nq::all_kernels()) {
+    EXPECT_NE(help.out.find(std::string(k.name) + " (" + std::string(k.description)),
+              std::string::npos)
+        << k.name;
+  }
+  expect_usage_error("--n 9 --kernel nonsense");
+}
+
+TEST(Cli, AutoWithASplitDepthSaysWhichKernelItChose) {
+  const std::string at = std::to_string(nq::kJoinFromN);
+  const Outcome r = nqcount("--n " + at + " --split-depth 1 --json --no-progress");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["kernel"], std::string(nq::best_kernel().name));
+  EXPECT_NE(r.err.find("nqcount: note: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("instead of join"), std::string::npos) << r.err;
+  // Below the join's threshold auto would not have taken the join: nothing to say.
+  const Outcome below = nqcount("--n 10 --split-depth 1 --json --no-progress");
+  ASSERT_EQ(below.status, 0) << below.err;
+  EXPECT_EQ(below.err, "");
 }
 
 TEST(Cli, NqKernelEnvironmentChoosesAndTheFlagWins) {

@@ -124,6 +124,17 @@ TEST(Frontend, WholeBoardSymmetricCountsMatchBothSearches) {
   }
 }
 
+TEST(Plan, WholeBoardSymmetricStopsWhenCancelled) {
+  std::atomic<bool> cancel{false};
+  const SymmetricCounts whole = whole_board_symmetric(12, &cancel);
+  EXPECT_TRUE(whole.complete);
+  EXPECT_GT(whole.sym4, 0u);
+  cancel = true;
+  const SymmetricCounts stopped = whole_board_symmetric(12, &cancel);
+  EXPECT_FALSE(stopped.complete);
+  EXPECT_EQ(stopped.sym4 + stopped.sym2, 0u);  // stopped before its first queen
+}
+
 TEST(Frontend, SplittingKeepsTheCount) {
   for (int n = 6; n <= 12; ++n)
     for (int split = 0; split <= 4; ++split) {
