@@ -115,21 +115,17 @@ class LargeWriter {
   static constexpr std::size_t kAlign = 4096;                   // O_DIRECT: block-aligned writes
   static constexpr std::size_t kBuffer = std::size_t{8} << 20;  // a multiple of kAlign
   bool write_all(const char* data, std::size_t size) {
-    while (size > 0) {
-      const ssize_t done = ::write(fd_, data, size);
-      if (done < 0 && errno == EINTR) continue;
-      if (done < 0 && errno == EINVAL && direct_) {  // O_DIRECT accepted, then refused
-        direct_ = false;
-        const int flags = fcntl(fd_, F_GETFL);
-        if (flags < 0 || fcntl(fd_, F_SETFL, flags & ~O_DIRECT) != 0) return false;
-        continue;
-      }
-      if (done <= 0) {
-        error_ = done < 0 ? errno : EIO;
+    std::size_t done = 0;
+    while (!nq::write_all(fd_, data, size, &done)) {
+      if (errno != EINVAL || !direct_) {
+        error_ = errno;
         return false;
       }
+      direct_ = false;  // O_DIRECT accepted, then refused: go on without it
+      const int flags = fcntl(fd_, F_GETFL);
+      if (flags < 0 || fcntl(fd_, F_SETFL, flags & ~O_DIRECT) != 0) return false;
       data += done;
-      size -= static_cast<std::size_t>(done);
+      size -= done;
     }
     return true;
   }

@@ -11,7 +11,7 @@
 
 namespace {
 
-constexpr const char* kVersion = "0.1.0";
+constexpr const char* kVersion = NQ_VERSION;  // project(VERSION) in CMakeLists.txt
 
 bool is_command(const char* word) {
   for (const auto& c : nq::cli::commands())

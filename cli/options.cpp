@@ -9,6 +9,7 @@
 #include "common/types.hpp"
 #include "count/schedule.hpp"
 #include "kernels/kernels.hpp"
+#include "solve/solve.hpp"
 
 namespace nq::cli {
 
@@ -71,6 +72,19 @@ std::vector<OptionRow> option_table(Args& a) {
       help += ", " + std::string(k.name) + " (" + std::string(k.description) + ")";
     return help + "; default: the environment variable NQ_KERNEL, else auto";
   }();
+  // --method's words and help (solve), from the solver's table; the first is the default.
+  static const std::vector<std::string> method_choices = [] {
+    std::vector<std::string> words;
+    for (const SolveMethodInfo& m : solve_methods()) words.emplace_back(m.name);
+    return words;
+  }();
+  static const std::string method_help_solve = [] {
+    std::string help;
+    for (const SolveMethodInfo& m : solve_methods())
+      help += (help.empty() ? "" : ", ") + std::string(m.name) + " (" + m.description +
+              (help.empty() ? "; the default)" : ")");
+    return help;
+  }();
   static const std::string task_stats_help =
       "write one CSV row per subproblem (" + std::string(kTaskStatsHeader) +
       ") to this file, for 'nqcount simulate' (times every subproblem: slightly slower)";
@@ -113,14 +127,8 @@ std::vector<OptionRow> option_table(Args& a) {
        "random seed; a seed gives the same solution at any thread count (default: drawn, and "
        "reported by --json)",
        std::pair{0LL, 9'223'372'036'854'775'807LL}},
-      {"solve",
-       "--method",
-       &a.solve.method,
-       "qs4 (default), qs4-plain (the single-threaded textbook QS4, the benchmark baseline), "
-       "minconflict (random attacked-queen swaps with restarts), swap (random-pair swap hill "
-       "climbing, restarted after --max-tries failed tries)",
-       std::nullopt,
-       {"qs4", "qs4-plain", "minconflict", "swap"}},
+      {"solve", "--method", &a.solve.method, method_help_solve.c_str(), std::nullopt,
+       method_choices},
       {"solve", "--solutions", &a.solve.solutions, "how many distinct solutions (default 1)",
        std::pair{1LL, 1'000'000LL}},
       {"solve", "--modular", &a.solve.modular,

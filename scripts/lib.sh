@@ -4,7 +4,11 @@
 NQ_ROOT=${NQ_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 NQ_PACKAGES=(cmake g++ make pkg-config libtbb-dev libhwloc-dev libcli11-dev libgtest-dev
              libbenchmark-dev nlohmann-json3-dev hwloc gnuplot-nox time bc
-             libopenmpi-dev openmpi-bin)
+             libopenmpi-dev openmpi-bin jq)
+
+# One field of the JSON object on stdin, printed raw (a number as it is, a string unquoted,
+# nothing when the field is absent): nq_field seconds <result.json
+nq_field() { jq -r --arg key "$1" '.[$key] // empty'; }
 
 nq_missing_packages() {
   local missing=() p

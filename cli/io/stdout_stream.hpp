@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/file_io.hpp"
+
 namespace nq::cli {
 
 class StdoutStream {
@@ -47,17 +49,9 @@ class StdoutStream {
 
   // Writes what is buffered. After a closed pipe or another write error, drops everything.
   void flush() {
-    std::size_t done = 0;
-    while (!failed_ && done < buffer_.size()) {
-      const ssize_t w = ::write(STDOUT_FILENO, buffer_.data() + done, buffer_.size() - done);
-      if (w > 0) {
-        done += static_cast<std::size_t>(w);
-      } else if (w < 0 && errno == EINTR) {
-        continue;
-      } else {
-        failed_ = true;
-        error_ = w < 0 ? errno : EIO;
-      }
+    if (!failed_ && !buffer_.empty() && !write_all(STDOUT_FILENO, buffer_.data(), buffer_.size())) {
+      failed_ = true;
+      error_ = errno;
     }
     buffer_.clear();
   }

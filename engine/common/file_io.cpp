@@ -10,20 +10,22 @@
 
 namespace nq {
 
-bool write_all(int fd, const void* data, std::size_t size) {
+bool write_all(int fd, const void* data, std::size_t size, std::size_t* written) {
   const auto* p = static_cast<const char*>(data);
-  while (size > 0) {
-    const ssize_t k = ::write(fd, p, size);
+  std::size_t done = 0;
+  bool ok = true;
+  while (done < size) {
+    const ssize_t k = ::write(fd, p + done, size - done);
     if (k < 0 && errno == EINTR) continue;
-    if (k < 0) return false;
-    if (k == 0) {  // no progress and no error: give up rather than spin
-      errno = EIO;
-      return false;
+    if (k <= 0) {
+      if (k == 0) errno = EIO;  // no progress and no error: give up rather than spin
+      ok = false;
+      break;
     }
-    p += k;
-    size -= static_cast<std::size_t>(k);
+    done += static_cast<std::size_t>(k);
   }
-  return true;
+  if (written) *written = done;
+  return ok;
 }
 
 namespace {

@@ -20,8 +20,9 @@
 namespace nq {
 
 // Writes all `size` bytes to `fd`, retrying after EINTR and short writes. False on an error,
-// with errno saying which (ENOSPC, EPIPE, ...).
-bool write_all(int fd, const void* data, std::size_t size);
+// with errno saying which (ENOSPC, EPIPE, ...); `written`, where given, says how many bytes went
+// out before it.
+bool write_all(int fd, const void* data, std::size_t size, std::size_t* written = nullptr);
 
 enum class OutputKind : unsigned char {
   kNew,      // nothing there yet: create it (atomically)

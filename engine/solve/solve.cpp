@@ -31,31 +31,35 @@
 
 namespace nq {
 
+namespace {
+
+constexpr SolveMethodInfo kSolveMethods[] = {
+    {SolveMethod::qs4, "qs4", "QS4 with a thread-split start-up"},
+    {SolveMethod::qs4_plain, "qs4-plain",
+     "the single-threaded textbook QS4, the benchmark baseline"},
+    {SolveMethod::minconflict, "minconflict", "random attacked-queen swaps with restarts"},
+    {SolveMethod::swap, "swap",
+     "random-pair swap hill climbing, restarted after --max-tries failed tries"},
+};
+
+}  // namespace
+
+std::span<const SolveMethodInfo> solve_methods() {
+  return kSolveMethods;
+}
+
 bool parse_solve_method(const std::string& word, SolveMethod& method) {
-  if (word == "qs4")
-    method = SolveMethod::qs4;
-  else if (word == "qs4-plain")
-    method = SolveMethod::qs4_plain;
-  else if (word == "minconflict")
-    method = SolveMethod::minconflict;
-  else if (word == "swap")
-    method = SolveMethod::swap;
-  else
-    return false;
-  return true;
+  for (const SolveMethodInfo& m : kSolveMethods)
+    if (word == m.name) {
+      method = m.method;
+      return true;
+    }
+  return false;
 }
 
 const char* solve_method_name(SolveMethod method) {
-  switch (method) {
-    case SolveMethod::qs4:
-      return "qs4";
-    case SolveMethod::qs4_plain:
-      return "qs4-plain";
-    case SolveMethod::minconflict:
-      return "minconflict";
-    case SolveMethod::swap:
-      return "swap";
-  }
+  for (const SolveMethodInfo& m : kSolveMethods)
+    if (m.method == method) return m.name;
   return "?";
 }
 

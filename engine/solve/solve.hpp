@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,16 @@ enum class SolveMethod {
   swap,         // random-pair swap hill climbing, stops after L failed tries, restarts
 };
 
-// Parses "qs4", "qs4-plain", "minconflict", "swap"; false for anything else.
+// The methods as the command line names them, the default first: one table for the parser, the
+// names in results and --method's choices and help.
+struct SolveMethodInfo {
+  SolveMethod method;
+  const char* name;         // as typed after --method
+  const char* description;  // a phrase for --method's help
+};
+std::span<const SolveMethodInfo> solve_methods();
+
+// Parses a name of solve_methods(); false for anything else.
 bool parse_solve_method(const std::string& word, SolveMethod& method);
 const char* solve_method_name(SolveMethod method);
 

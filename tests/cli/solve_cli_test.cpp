@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "solve/solve.hpp"
 #include "tests/cli_runner.hpp"
 
 namespace {
@@ -97,11 +98,17 @@ TEST(SolveCli, PrintsAVerifiedPermutation) {
     ASSERT_EQ(p.size(), static_cast<std::size_t>(n));
     EXPECT_TRUE(is_solution(p)) << r.out;
   }
-  for (const char* m : {"qs4", "qs4-plain", "minconflict", "swap"}) {
-    const Outcome r = nqcount(std::string("solve --n 64 --method ") + m);
+  const std::string help = nqcount("solve --help").out;
+  for (const nq::SolveMethodInfo& info : nq::solve_methods()) {
+    const std::string m = info.name;
+    const Outcome r = nqcount("solve --n 64 --json --method " + m);
     ASSERT_EQ(r.status, 0) << m << r.err;
-    EXPECT_TRUE(is_solution(numbers(r.out))) << m;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["method"], m);
+    EXPECT_TRUE(is_solution(j["solution"].get<std::vector<long long>>())) << m;
+    EXPECT_NE(help.find(m + " (" + info.description), std::string::npos) << m;
   }
+  expect_usage_error("solve --n 64 --method qs5");
   EXPECT_EQ(nqcount("solve --n 40 --method swap --max-tries 5000").status, 0);
 }
 
