@@ -4,10 +4,8 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <iomanip>
 #include <iostream>
 #include <optional>
-#include <sstream>
 
 #include "algebra/dp.hpp"
 #include "cli/commands.hpp"
@@ -188,9 +186,8 @@ int report_count(const CountArgs& args, const CountResult& r, const RankShares& 
     }
     std::cout << j.dump() << "\n";
   } else {
-    std::ostringstream o;
-    o << std::left;
-    auto line = [&](const char* k, const std::string& v) { o << std::setw(13) << k << v << "\n"; };
+    TextLines o;
+    auto line = [&](const char* k, const std::string& v) { o.line(k, v); };
     line("n", std::to_string(r.n));
     line("total", to_string(r.orbits.total));
     line("unique", to_string(r.orbits.unique));
@@ -198,9 +195,7 @@ int report_count(const CountArgs& args, const CountResult& r, const RankShares& 
                        " U4=" + to_string(r.orbits.u4) + " U8=" + to_string(r.orbits.u8));
     line("nodes", to_string(r.nodes));
     line("subproblems", std::to_string(r.subproblems));
-    std::ostringstream secs;
-    secs << std::fixed << std::setprecision(3) << r.seconds;
-    line("seconds", secs.str());
+    o.seconds(r.seconds);
     line("threads", std::to_string(r.threads));
     line("kernel", r.isa == r.kernel ? r.kernel : r.kernel + " (" + r.isa + ")");
     if (!ranks.subproblems.empty()) {
@@ -223,7 +218,7 @@ int report_count(const CountArgs& args, const CountResult& r, const RankShares& 
                   : (match ? "yes, matches the known table"
                            : "NO: the known table says total " + std::to_string(known->total) +
                                  ", unique " + std::to_string(known->unique)));
-    std::cout << o.str();
+    std::cout << o.text();
   }
   if (args.verify) {
     if (!known) {
@@ -259,22 +254,19 @@ int run_count_dp(const CountArgs& args) {
     j["verified"] = known ? nlohmann::json(match) : nlohmann::json(nullptr);
     std::cout << j.dump() << "\n";
   } else {
-    std::ostringstream o;
-    o << std::left;
-    auto line = [&](const char* k, const std::string& v) { o << std::setw(13) << k << v << "\n"; };
+    TextLines o;
+    auto line = [&](const char* k, const std::string& v) { o.line(k, v); };
     line("n", std::to_string(r.n));
     line("total", std::to_string(r.total));
     line("algo", "dp (Rivin-Zabih, closed-line sets; total only)");
     line("peak states", std::to_string(r.peak_states));
     line("merges", std::to_string(r.merges));
-    std::ostringstream secs;
-    secs << std::fixed << std::setprecision(3) << r.seconds;
-    line("seconds", secs.str());
+    o.seconds(r.seconds);
     if (args.verify)
       line("verified", !known  ? "no known value"
                        : match ? "yes, matches the known table"
                                : "NO: the known table says total " + std::to_string(known->total));
-    std::cout << o.str();
+    std::cout << o.text();
   }
   if (args.verify && known && !match) {
     std::cerr << "nqcount: verify FAILED for n = " << r.n << "\n";

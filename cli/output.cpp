@@ -23,6 +23,20 @@ void print_error(const std::string& message) {
 void print_warning(const std::string& message) {
   std::cerr << "nqcount: warning: " << message << "\n";
 }
+void TextLines::line(const char* key, const std::string& value) {
+  constexpr std::size_t kKeyWidth = 13;
+  text_ += key;
+  text_.append(kKeyWidth > std::strlen(key) ? kKeyWidth - std::strlen(key) : 1, ' ');
+  text_ += value;
+  text_ += '\n';
+}
+
+void TextLines::seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", s);
+  line("seconds", buf);
+}
+
 void print_note(const std::string& message) {
   std::cerr << "nqcount: note: " << message << "\n";
 }

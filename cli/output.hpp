@@ -15,6 +15,17 @@ nlohmann::json json_count(u128 v);
 // One line on stderr: "nqcount: error: <message>".
 void print_error(const std::string& message);
 void print_warning(const std::string& message);
-void print_note(const std::string& message);  // "nqcount: note: <message>"
+void print_note(const std::string& message);
+
+// A result as text: one "key  value" line each, the values aligned in one column.
+class TextLines {
+ public:
+  void line(const char* key, const std::string& value);
+  void seconds(double s);  // "seconds", to the millisecond
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+};  // "nqcount: note: <message>"
 
 }  // namespace nq::cli

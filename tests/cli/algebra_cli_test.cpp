@@ -20,12 +20,7 @@
 
 namespace {
 
-using nq::test::expect_usage_error;
-using nq::test::nqcount;
-using nq::test::Outcome;
-using nq::test::read_file;
-using nq::test::shell;
-using nq::test::temp_path;
+using namespace nq::test;  // nqcount, shell, Outcome, read_file, temp_path, ...
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;

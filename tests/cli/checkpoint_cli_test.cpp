@@ -19,11 +19,7 @@
 
 namespace {
 
-using nq::test::nqcount;
-using nq::test::Outcome;
-using nq::test::read_file;
-using nq::test::shell;
-using nq::test::temp_path;
+using namespace nq::test;  // nqcount, shell, Outcome, read_file, temp_path, ...
 
 // Whether process `pid` has `path` open.
 bool holds_open(pid_t pid, const std::string& path) {

@@ -14,12 +14,7 @@
 
 namespace {
 
-using nq::test::expect_usage_error;
-using nq::test::nqcount;
-using nq::test::Outcome;
-using nq::test::read_file;
-using nq::test::shell;
-using nq::test::temp_path;
+using namespace nq::test;  // nqcount, shell, Outcome, read_file, temp_path, ...
 
 TEST(Cli, BadInputExitsTwoWithOneLine) {
   for (const char* a : {"--n 0", "--n -3", "--n abc", "--n 33", "--n 99999999999", "--threads 0",

@@ -15,11 +15,7 @@
 
 namespace {
 
-using nq::test::nqcount;
-using nq::test::Outcome;
-using nq::test::read_file;
-using nq::test::shell;
-using nq::test::temp_path;
+using namespace nq::test;  // nqcount, shell, Outcome, read_file, temp_path, ...
 
 // As root, mpirun needs the two OMPI_ALLOW variables; --bind-to none lets TBB in a rank use
 // more than one core; Open MPI's own allocations are not ours to leak-check.

@@ -18,10 +18,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-using nq::test::nqcount;
-using nq::test::Outcome;
-using nq::test::read_file;
-using nq::test::temp_path;
+using namespace nq::test;  // nqcount, shell, Outcome, read_file, temp_path, ...
 
 // A fresh folder for one test.
 std::string scratch(const std::string& name) {

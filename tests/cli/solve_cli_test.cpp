@@ -20,12 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using nq::test::expect_usage_error;
-using nq::test::nqcount;
-using nq::test::Outcome;
-using nq::test::read_file;
-using nq::test::shell;
-using nq::test::temp_path;
+using namespace nq::test;  // nqcount, shell, Outcome, read_file, temp_path, ...
 
 // 1-based rows, checked with one counter per row and diagonal.
 bool is_solution(const std::vector<long long>& p, bool modular = false) {

@@ -5,20 +5,12 @@
 #include <gtest/gtest.h>
 
 #include "count/count.hpp"
+#include "tests/count/run_count.hpp"
 
 namespace nq {
 namespace {
 
-CountResult run(int n, int threads, const std::string& kernel = "auto", int split = -1) {
-  CountConfig c;
-  c.n = n;
-  c.threads = threads;
-  c.kernel = kernel;
-  c.split_rows = split;
-  auto r = count(c);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
-  return r.ok() ? *r : CountResult{};
-}
+using test::run;
 
 TEST(Memory, EveryCountCarriesItsEstimate) {
   for (const std::string kernel : {"auto", "join", "scalar", "reference"}) {

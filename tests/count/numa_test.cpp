@@ -22,11 +22,7 @@
 
 namespace {
 
-using nq::test::nqcount;
-using nq::test::Outcome;
-using nq::test::read_file;
-using nq::test::shell;
-using nq::test::temp_path;
+using namespace nq::test;  // nqcount, shell, Outcome, read_file, temp_path, ...
 
 // nqcount with `env` (VAR=value ...) in its environment.
 Outcome run(const std::string& env, const std::string& args) {

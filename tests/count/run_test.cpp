@@ -9,20 +9,12 @@
 #include "count/known.hpp"
 #include "count/schedule.hpp"
 #include "tests/brute_force.hpp"
+#include "tests/count/run_count.hpp"
 
 namespace nq {
 namespace {
 
-CountResult run(int n, int threads, const std::string& kernel = "auto", int split = -1) {
-  CountConfig c;
-  c.n = n;
-  c.threads = threads;
-  c.kernel = kernel;
-  c.split_rows = split;
-  auto r = count(c);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
-  return r.ok() ? *r : CountResult{};
-}
+using test::run;
 
 void expect_same(const OrbitCounts& a, const OrbitCounts& b, const std::string& what) {
   EXPECT_TRUE(a.total == b.total) << what;
