@@ -57,10 +57,8 @@ struct AttemptOptions {
 // Counters an attempt reports (for tests and the run record).
 struct AttemptStats {
   std::uint64_t conflict_free = 0;  // queens the start-up placed without a diagonal conflict
-  std::uint64_t leftover = 0;       // qs4: columns the blocked start-up handed to the global pass
   std::uint64_t repaired = 0;       // queens placed with conflicts, then repaired
-  std::uint64_t swaps_tried = 0;
-  std::uint64_t rescans = 0;  // O(n) scans for attacked queens the work list lost
+  std::uint64_t rescans = 0;        // O(n) scans for attacked queens the work list lost
 };
 
 AttemptOutcome qs4_attempt(const AttemptOptions& o, Permutation& rows, const StopSignal& stop,

@@ -234,11 +234,9 @@ struct Repair {
         if (collisions == 0) break;
         ++steps;
         if (steps > step_limit) {
-          stats.swaps_tried += steps;
           return AttemptOutcome::failed;
         }
         if (steps % kPollEvery == 0 && stop.should_stop()) {
-          stats.swaps_tried += steps;
           return AttemptOutcome::stopped;
         }
       }
@@ -246,7 +244,6 @@ struct Repair {
       next.erase(std::unique(next.begin(), next.end()), next.end());
       work.swap(next);
     }
-    stats.swaps_tried += steps;
     return AttemptOutcome::solved;
   }
 };
@@ -623,7 +620,6 @@ AttemptOutcome qs4_search(const AttemptOptions& o, bool tiled, Permutation& rows
   }
   left_cols = {};
   left_rows = {};
-  stats.leftover = cols.size();
   std::vector<std::uint32_t> last;  // QS4's "last c queens"
   FreeRows pool{pool_rows.data(), static_cast<std::uint32_t>(pool_rows.size())};
   std::uint64_t* bits = counts.bits.data();
@@ -734,7 +730,7 @@ AttemptOutcome minconflict_attempt(const AttemptOptions& o, Permutation& rows,
 }
 
 AttemptOutcome swap_attempt(const AttemptOptions& o, Permutation& rows, const StopSignal& stop,
-                            AttemptStats& stats) {
+                            AttemptStats& /*stats: nothing to report*/) {
   // Random-pair swap hill climbing: any pair, kept if the collisions drop; give up after L
   // consecutive failed tries.
   const std::uint32_t n = o.n;
@@ -753,15 +749,12 @@ AttemptOutcome swap_attempt(const AttemptOptions& o, Permutation& rows, const St
     if (repair.try_swap(i, j))
       failed = 0;
     else if (++failed >= limit) {
-      stats.swaps_tried += steps;
       return AttemptOutcome::failed;
     }
     if (++steps % kPollEvery == 0 && stop.should_stop()) {
-      stats.swaps_tried += steps;
       return AttemptOutcome::stopped;
     }
   }
-  stats.swaps_tried += steps;
   return AttemptOutcome::solved;
 }
 
