@@ -218,6 +218,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
   r.n = plan.n;
   r.threads = all_threads;
   r.kernel = kernel_name;
+  r.isa = probe.ok() ? probe->isa : "";
   r.nodes = sum.nodes;
   r.subproblems = sum.subproblems;
   r.subproblems_total = plan.subproblems.size();

@@ -111,7 +111,10 @@ TEST(Mpi, MemoryLimitIsCheckedOnEveryRankAndSaidOnce) {
   }
   const Outcome fits = mpi(2, "--n 12 --json --kernel join --memory-limit 1G");
   ASSERT_EQ(fits.status, 0) << fits.err;
-  EXPECT_GT(nlohmann::json::parse(fits.out)["memory_estimate_bytes"].get<std::uint64_t>(), 0u);
+  const auto j = nlohmann::json::parse(fits.out);
+  EXPECT_GT(j["memory_estimate_bytes"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(j["kernel"], "join");
+  EXPECT_EQ(j["isa"], nlohmann::json::parse(nqcount("--n 12 --json --kernel join").out)["isa"]);
 }
 
 }  // namespace
