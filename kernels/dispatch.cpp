@@ -39,17 +39,17 @@ bool has_avx512() {
 constexpr std::size_t kKernelCount = 5;
 std::array<std::atomic<std::uint64_t>, kKernelCount> g_batches{};
 
-// Counts the batches of kernel I (one relaxed add per batch, never per node), then runs it.
 // The join kernel's own ISA choice, made once: its bit-slice loops in AVX-512 where the CPU
-// has it, the baseline build otherwise.
+// has it, the baseline build otherwise; what it chose is what it reports.
 struct JoinBuild {
   BatchFn count;
   void (*prepare)(int n);
+  std::string_view isa;
 };
 const JoinBuild& join_build() {
-  static const JoinBuild chosen = has_avx512()
-                                      ? JoinBuild{&count_join_avx512, &prepare_join_avx512}
-                                      : JoinBuild{&count_join_scalar, &prepare_join_scalar};
+  static const JoinBuild chosen =
+      has_avx512() ? JoinBuild{&count_join_avx512, &prepare_join_avx512, "avx512"}
+                   : JoinBuild{&count_join_scalar, &prepare_join_scalar, "scalar"};
   return chosen;
 }
 void count_join(std::span<const Subproblem> in, std::span<Tally> out) {
@@ -59,14 +59,19 @@ void prepare_join(int n) {
   join_build().prepare(n);
 }
 std::string_view join_isa() {
-  return has_avx512() ? "avx512" : "scalar";
+  return join_build().isa;
 }
-template <std::size_t N>
-std::string_view isa_named() {
-  static constexpr std::string_view kNames[] = {"avx512", "avx2", "scalar"};
-  return kNames[N];
+std::string_view isa_avx512() {
+  return "avx512";
+}
+std::string_view isa_avx2() {
+  return "avx2";
+}
+std::string_view isa_scalar() {
+  return "scalar";
 }
 
+// Counts the batches of kernel I (one relaxed add per batch, never per node), then runs it.
 template <std::size_t I, BatchFn F>
 void counted(std::span<const Subproblem> in, std::span<Tally> out) {
   g_batches[I].fetch_add(1, std::memory_order_relaxed);
@@ -75,11 +80,11 @@ void counted(std::span<const Subproblem> in, std::span<Tally> out) {
 
 constexpr std::array<Kernel, kKernelCount> kKernels{
     Kernel{"avx512", "SIMD lanes, AVX-512", "AVX-512 F, VL, BW, DQ and VPOPCNTDQ", &has_avx512,
-           &counted<0, &count_avx512>, PlanKind::kCanonical, &isa_named<0>},
+           &counted<0, &count_avx512>, PlanKind::kCanonical, &isa_avx512},
     Kernel{"avx2", "SIMD lanes, AVX2", "AVX2, BMI2 and POPCNT", &has_avx2, &counted<1, &count_avx2>,
-           PlanKind::kCanonical, &isa_named<1>},
+           PlanKind::kCanonical, &isa_avx2},
     Kernel{"scalar", "bitboard backtracking", "nothing", &always, &counted<2, &count_scalar>,
-           PlanKind::kCanonical, &isa_named<2>},
+           PlanKind::kCanonical, &isa_scalar},
     // After the backtracking kernels: "auto" takes it by board size (auto_kernel), never as
     // the generic best.
     Kernel{"join",
@@ -87,10 +92,9 @@ constexpr std::array<Kernel, kKernelCount> kKernels{
            "where the CPU has it",
            "nothing", &always, &counted<3, &count_join>, PlanKind::kRowSplit, &join_isa, false,
            &prepare_join},
-    Kernel{"reference",
-           "the classic one-queen-per-row search with mirror halving, unique by Burnside",
-           "nothing", &always, &counted<4, &count_reference>, PlanKind::kClassic, &isa_named<2>,
-           false},
+    Kernel{
+        "reference", "the classic one-queen-per-row search with mirror halving, unique by Burnside",
+        "nothing", &always, &counted<4, &count_reference>, PlanKind::kClassic, &isa_scalar, false},
 };
 constexpr std::size_t kScalar = 2;
 
