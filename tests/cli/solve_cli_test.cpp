@@ -49,7 +49,9 @@ std::string read(const fs::path& p) {
 }
 
 fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("nq_solve_cli_" + name);
+  // This process's own: the same test of another build or checkout may run beside it.
+  const fs::path dir =
+      fs::path(::testing::TempDir()) / ("nq_solve_cli_" + std::to_string(::getpid()) + "_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
