@@ -18,6 +18,7 @@
 #include <cstring>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -28,12 +29,16 @@
 #include "count/cost.hpp"
 #include "count/count.hpp"
 #include "count/memory.hpp"
+#include "count/orchestrate.hpp"
 
 namespace nq::cli {
 namespace {
 
 constexpr int kTagRequest = 1;  // worker -> 0: [stopping, (index, solutions, nodes)...]
 constexpr int kTagWork = 2;     // 0 -> worker: [index...]; empty: no more work
+// After a signal, how long rank 0 waits for every rank to hand back what it finished before it
+// takes a silent rank for lost (mpirun signals every rank when one of them dies).
+constexpr std::chrono::seconds kLostRankGrace{5};
 
 std::vector<std::uint64_t> flatten(bool stopping, const std::vector<FinishedSubproblem>& done) {
   std::vector<std::uint64_t> out{stopping ? 1u : 0u};
@@ -151,15 +156,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
   const auto start = std::chrono::steady_clock::now();
   const std::vector<std::uint64_t> costs = estimate_costs(plan);
   Monitor progress;  // fed by the dealer, so every rank's work shows
-  std::uint64_t total_cost = 0, resumed_cost = 0;
-  for (std::uint64_t c : costs) total_cost += c;
-  resumed_cost = total_cost;
-  for (std::uint64_t i : resumed.todo) resumed_cost -= costs[i];
-  progress.cost_total = total_cost;
-  progress.cost_resumed = resumed_cost;
-  progress.cost_done = resumed_cost;
-  progress.subproblems_total = plan.subproblems.size();
-  progress.subproblems_done = resumed.done.subproblems;
+  start_monitor(progress, plan, costs, resumed);
 
   Dealer dealer(plan, resumed.todo, costs, journal, progress, ranks);
   const bool show = !args.no_progress && (args.progress || stderr_is_terminal());
@@ -180,6 +177,8 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
   });
 
   int active = ranks - 1;
+  std::optional<std::chrono::steady_clock::time_point> cancelled_at;
+  bool lost = false;
   while (active > 0) {
     int ready = 0;
     MPI_Status st;
@@ -187,7 +186,17 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
     // rank 0's own counting threads need.
     MPI_Iprobe(MPI_ANY_SOURCE, kTagRequest, MPI_COMM_WORLD, &ready, &st);
     if (!ready) {
-      if (signal.cancel.load(std::memory_order_relaxed)) dealer.stop_dealing();
+      if (signal.cancel.load(std::memory_order_relaxed)) {
+        dealer.stop_dealing();
+        const auto now = std::chrono::steady_clock::now();
+        if (!cancelled_at) {
+          cancelled_at = now;
+          if (journal) (void)journal->flush();  // what came back is safe before anything else
+        } else if (now - *cancelled_at > kLostRankGrace) {
+          lost = true;  // a rank that does not answer is gone (mpirun stops the rest)
+          break;
+        }
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
       continue;
     }
@@ -207,33 +216,37 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
     if (batch.empty()) --active;
   }
   local.join();
+  if (lost) {
+    // Open MPI cannot go on after losing a rank (that needs the ULFM extensions): say so, save
+    // what came back, and end the job; the journal resumes it.
+    std::cerr << "nqcount: error: " << active
+              << " rank(s) stopped answering after the signal (a rank was lost or killed); MPI "
+                 "cannot continue a job that lost a rank (no ULFM fault tolerance), so the job "
+                 "ends here\n";
+    CountResult r;
+    r.n = plan.n;
+    (void)finish_count(plan, dealer.sum(), resumed, r);
+    const int status = report_interrupted(args, r, journal, "mpirun [the same mpirun options] ");
+    MPI_Abort(MPI_COMM_WORLD, status);
+    return status;
+  }
 
   int threads = resolve_threads(base.threads);
   int all_threads = 0;
   MPI_Reduce(&threads, &all_threads, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
 
-  Partial sum = dealer.sum();
-  sum.join(resumed.done);
   CountResult r;
   r.n = plan.n;
   r.threads = all_threads;
   r.kernel = kernel_name;
-  r.nodes = sum.nodes;
-  r.subproblems = sum.subproblems;
-  r.subproblems_total = plan.subproblems.size();
-  r.subproblems_resumed = resumed.done.subproblems;
-  r.classes = plan.classes;
-  r.split_rows = plan.split_rows;
   r.memory_estimate = probe.ok() ? probe->memory_estimate : 0;  // this rank's (one rank's)
-  r.cancelled = sum.subproblems < plan.subproblems.size();
+  const auto finished = finish_count(plan, dealer.sum(), resumed, r);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (r.cancelled) return report_interrupted(args, r, journal, "mpirun [the same mpirun options] ");
-  auto orbits = finish_orbits(sum.weighted, plan.sym4, plan.sym2);
-  if (!orbits) {
-    print_error(orbits.error().message);
+  if (!finished) {
+    print_error(finished.error().message);
     return 2;
   }
-  r.orbits = *orbits;
   if (journal)
     if (auto closed = journal->close(); !closed)
       print_warning(closed.error().message + " (the counts below are complete)");
@@ -296,17 +309,14 @@ int run(int argc, char** argv, int rank, int ranks) {
   if (refusing != INT_MAX && rank != first_refusing) error.clear();
   if (rank == 0 && status == 0) {
     journal = open_checkpoint(args);
-    if (journal) {
-      auto done = journal->begin(run_identity(*plan));
+    auto start = resume_run(*plan, journal.get());
+    if (journal)
       for (const std::string& w : journal->warnings()) print_warning(w);
-      if (!done) {
-        status = 2;
-        error = done.error().message;
-      } else {
-        resumed = resume_point(*plan, *done);
-      }
+    if (!start) {
+      status = 2;
+      error = start.error().message;
     } else {
-      resumed = resume_point(*plan, {});
+      resumed = std::move(*start);
     }
   }
   if (!error.empty())
