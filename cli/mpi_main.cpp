@@ -37,8 +37,10 @@ namespace {
 constexpr int kTagRequest = 1;  // worker -> 0: [stopping, (index, solutions, nodes)...]
 constexpr int kTagWork = 2;     // 0 -> worker: [index...]; empty: no more work
 // After a signal, how long rank 0 waits for every rank to hand back what it finished before it
-// takes a silent rank for lost (mpirun signals every rank when one of them dies).
-constexpr std::chrono::seconds kLostRankGrace{5};
+// takes a silent rank for lost. When one rank dies, Open MPI's mpirun sends SIGTERM to the others
+// and SIGKILL a second later (odls_base_sigkill_timeout): rank 0 must have saved and said its
+// piece by then.
+constexpr std::chrono::milliseconds kLostRankGrace{300};
 
 std::vector<std::uint64_t> flatten(bool stopping, const std::vector<FinishedSubproblem>& done) {
   std::vector<std::uint64_t> out{stopping ? 1u : 0u};
@@ -76,10 +78,15 @@ class Dealer {
   std::vector<std::uint64_t> take() {
     std::lock_guard lock(mu_);
     const std::size_t left = todo_.size() - next_;
-    const std::size_t batch = std::min(left, std::max<std::size_t>(1, left / (4 * consumers_)));
+    // Guided self-scheduling, capped so that no batch holds more than 1/(64 consumers) of the
+    // plan: the batches out with the ranks are all a lost rank (or a killed job) costs again.
+    const std::size_t cap = std::max<std::size_t>(1, plan_.subproblems.size() / (64 * consumers_));
+    const std::size_t batch =
+        std::min({left, cap, std::max<std::size_t>(1, left / (4 * consumers_))});
     std::vector<std::uint64_t> out(todo_.begin() + static_cast<std::ptrdiff_t>(next_),
                                    todo_.begin() + static_cast<std::ptrdiff_t>(next_ + batch));
     next_ += batch;
+    for (std::uint64_t i : out) cost_out_ += costs_[i];
     return out;
   }
   void stop_dealing() {
@@ -97,6 +104,8 @@ class Dealer {
       nodes += f.tally.nodes;
       cost += costs_[f.index];
     }
+    cost_out_ -= cost;
+    cost_in_ += cost;
     sum_.subproblems += done.size();
     by_rank_[static_cast<std::size_t>(rank)] += done.size();
     progress_.subproblems_done.fetch_add(done.size(), std::memory_order_relaxed);
@@ -106,6 +115,11 @@ class Dealer {
   Partial sum() {
     std::lock_guard lock(mu_);
     return sum_;
+  }
+  // Estimated cost of the subproblems dealt and not yet back, and of those back in this run.
+  std::pair<std::uint64_t, std::uint64_t> cost_out_and_in() {
+    std::lock_guard lock(mu_);
+    return {cost_out_, cost_in_};
   }
   std::vector<std::uint64_t> by_rank() {
     std::lock_guard lock(mu_);
@@ -121,6 +135,7 @@ class Dealer {
   std::size_t consumers_;
   std::mutex mu_;
   std::size_t next_ = 0;
+  std::uint64_t cost_out_ = 0, cost_in_ = 0;
   Partial sum_;
   std::vector<std::uint64_t> by_rank_;  // subproblems each rank counted in this run
 };
@@ -223,6 +238,11 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
               << " rank(s) stopped answering after the signal (a rank was lost or killed); MPI "
                  "cannot continue a job that lost a rank (no ULFM fault tolerance), so the job "
                  "ends here\n";
+    const auto [out, in] = dealer.cost_out_and_in();
+    std::cerr << "nqcount: work to be redone: at most "
+              << (in ? 100.0 * static_cast<double>(out) / static_cast<double>(in) : 0.0)
+              << "% of what this run finished (estimated cost of the batches that did not come "
+                 "back); the journal holds the rest\n";
     CountResult r;
     r.n = plan.n;
     (void)finish_count(plan, dealer.sum(), resumed, r);

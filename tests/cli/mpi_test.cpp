@@ -101,6 +101,68 @@ TEST(Mpi, BadInputAndForeignJournalsExitTwo) {
   EXPECT_NE(r.err.find("nqcount: error: checkpoint"), std::string::npos) << r.err;
 }
 
+// Starts an n = 16 count (scalar kernel, one thread a rank: a few seconds) on three ranks in
+// the background, and a second after its journal appears sends `sig` to the ranks (mpirun's
+// children) named by `which`: "all" (as Slurm signals every task) or "worker" (the last rank).
+// Returns mpirun's status and stderr.
+Outcome interrupted_run(const std::string& journal, const char* sig, const char* which) {
+  const std::string err = temp_path("interrupted.err");
+  const std::string kill =
+      std::string("kill -") + sig + (std::string(which) == "all" ? " $p; " : " ${p##* }; ");
+  const std::string script =
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+      "ASAN_OPTIONS=detect_leaks=0 " MPIEXEC
+      " --oversubscribe --bind-to none -np 3 " NQCOUNT_MPI_BIN
+      " --n 16 --kernel scalar --threads 1 --checkpoint " +
+      journal + " >/dev/null 2>" + err +
+      " & m=$!; "
+      "for i in $(seq 600); do [ -f " +
+      journal +
+      " ] && break; sleep 0.05; done; sleep 1; "
+      "p=$(pgrep -P $m | sort -n | tr \"\\n\" \" \"); p=${p% }; " +
+      kill + "wait $m; echo $?";
+  const Outcome r = shell("bash -c '" + script + "'");
+  return {std::atoi(r.out.c_str()), r.out, read_file(err)};
+}
+
+TEST(SlowMpi, SigtermCheckpointsExits143AndResumesExactly) {
+  const std::string journal = temp_path("n16-term.ckpt");
+  const Outcome stopped = interrupted_run(journal, "TERM", "all");
+  EXPECT_EQ(stopped.status, 143) << stopped.err;
+  EXPECT_NE(stopped.err.find("resume with: mpirun"), std::string::npos) << stopped.err;
+  const Outcome resumed =
+      mpi(2, "--n 16 --kernel scalar --threads 1 --json --verify --checkpoint " + journal);
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  const auto j = nlohmann::json::parse(resumed.out);
+  EXPECT_EQ(j["verified"], true);
+  EXPECT_GT(j["subproblems_resumed"].get<std::uint64_t>(), 0u);
+}
+
+TEST(SlowMpi, AKilledWorkerEndsTheJobAndTheJournalFinishesIt) {
+  const std::string journal = temp_path("n16-kill.ckpt");
+  const Outcome stopped = interrupted_run(journal, "KILL", "worker");
+  EXPECT_NE(stopped.status, 0) << stopped.err;
+  EXPECT_NE(stopped.err.find("no ULFM"), std::string::npos) << stopped.err;
+  EXPECT_NE(stopped.err.find("resume with: mpirun"), std::string::npos) << stopped.err;
+  const Outcome resumed =
+      mpi(2, "--n 16 --kernel scalar --threads 1 --json --verify --checkpoint " + journal);
+  ASSERT_EQ(resumed.status, 0) << stopped.err << resumed.err;
+  const auto j = nlohmann::json::parse(resumed.out);
+  EXPECT_EQ(j["verified"], true);
+  EXPECT_GT(j["subproblems_resumed"].get<std::uint64_t>(), 0u);
+}
+
+TEST(Mpi, AJournalOfAnotherNIsRefusedAndLeftUntouched) {
+  const std::string journal = temp_path("n11b.ckpt");
+  ASSERT_EQ(nqcount("--n 11 --checkpoint " + journal).status, 0);
+  const std::string before = read_file(journal);
+  for (const char* args : {"--n 12", "--n 11 --split-depth 2"}) {
+    const Outcome r = mpi(2, std::string(args) + " --checkpoint " + journal);
+    EXPECT_EQ(r.status, 2) << args << r.err;
+    EXPECT_EQ(read_file(journal), before) << args;
+  }
+}
+
 TEST(Mpi, MemoryLimitIsCheckedOnEveryRankAndSaidOnce) {
   // mpirun adds its own report of the failed job; nqcount-mpi itself says it once.
   for (const char* args : {"--n 12 --memory-limit 1K", "--n 12 --memory-limit 8X"}) {
