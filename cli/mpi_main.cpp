@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <mutex>
@@ -62,6 +63,17 @@ std::vector<std::uint64_t> receive(int source, int tag, MPI_Status* status) {
   return v;
 }
 
+// NQCOUNT_MPI_SYNTHETIC=1 (a measurement mode, scripts/mpi-throughput): the workers hand back
+// every subproblem of a batch at once, uncounted, batches hold one subproblem, rank 0 does not
+// count, and instead of a result it says how many batch results it handled per second.
+bool synthetic() {
+  static const bool on = [] {
+    const char* v = std::getenv("NQCOUNT_MPI_SYNTHETIC");
+    return v && std::string(v) == "1";
+  }();
+  return on;
+}
+
 // Rank 0's book: what is left to hand out, and the exact sum of what came back.
 class Dealer {
  public:
@@ -82,7 +94,8 @@ class Dealer {
     // plan: the batches out with the ranks are all a lost rank (or a killed job) costs again.
     const std::size_t cap = std::max<std::size_t>(1, plan_.subproblems.size() / (64 * consumers_));
     const std::size_t batch =
-        std::min({left, cap, std::max<std::size_t>(1, left / (4 * consumers_))});
+        synthetic() ? std::min<std::size_t>(left, 1)
+                    : std::min({left, cap, std::max<std::size_t>(1, left / (4 * consumers_))});
     std::vector<std::uint64_t> out(todo_.begin() + static_cast<std::ptrdiff_t>(next_),
                                    todo_.begin() + static_cast<std::ptrdiff_t>(next_ + batch));
     next_ += batch;
@@ -160,6 +173,12 @@ int run_worker(const CountConfig& base, const Plan& plan, Monitor& signal) {
     MPI_Status st;
     const auto batch = receive(0, kTagWork, &st);
     if (batch.empty()) break;
+    if (synthetic()) {
+      std::vector<FinishedSubproblem> zeros;
+      for (std::uint64_t i : batch) zeros.push_back({i, {}});
+      collected.record(zeros);
+      continue;
+    }
     const auto r = count_selected(config, plan, batch, &signal);
     stopping = !r.ok() || r->cancelled;  // what it finished still goes back to rank 0
   }
@@ -181,6 +200,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
   const auto probe = count_selected(base, plan, {});
   const std::string kernel_name = probe.ok() ? probe->kernel : base.kernel;
   std::thread local([&] {  // rank 0 counts too
+    if (synthetic()) return;
     CollectingJournal collected;
     CountConfig config = base;
     config.journal = &collected;
@@ -191,6 +211,8 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
     }
   });
 
+  const auto dealing = std::chrono::steady_clock::now();
+  std::uint64_t handled = 0;  // requests that brought results back
   int active = ranks - 1;
   std::optional<std::chrono::steady_clock::time_point> cancelled_at;
   bool lost = false;
@@ -220,6 +242,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
     for (std::size_t i = 1; i + 2 < request.size(); i += 3)
       done.push_back({request[i], {request[i + 1], request[i + 2]}});
     dealer.deliver(st.MPI_SOURCE, done);
+    handled += !done.empty();
     if (request.at(0) != 0) {  // the worker stops (it was interrupted)
       --active;
       continue;
@@ -254,6 +277,13 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
   int threads = resolve_threads(base.threads);
   int all_threads = 0;
   MPI_Reduce(&threads, &all_threads, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (synthetic()) {
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - dealing).count();
+    std::cout << "{\"ranks\":" << ranks << ",\"batch_results\":" << handled << ",\"seconds\":" << s
+              << ",\"batch_results_per_second\":" << static_cast<double>(handled) / s << "}\n";
+    return 0;
+  }
 
   CountResult r;
   r.n = plan.n;

@@ -55,6 +55,31 @@ TEST(Mpi, TwoAndThreeRanksCountLikeNqcount) {
   }
 }
 
+TEST(Mpi, EightRanksOversubscribedCountLikeNqcount) {
+  for (const int n : {13, 15}) {
+    const Outcome plain = nqcount("--n " + std::to_string(n) + " --json");
+    ASSERT_EQ(plain.status, 0);
+    const Outcome r = mpi(8, "--n " + std::to_string(n) + " --json --threads 1 --verify");
+    ASSERT_EQ(r.status, 0) << r.err;
+    expect_same_counts(r.out, plain.out);
+    EXPECT_EQ(nlohmann::json::parse(r.out)["ranks"], 8);
+  }
+}
+
+TEST(Mpi, SyntheticModeReportsTheRootsThroughput) {
+  const Outcome r = shell(
+      "NQCOUNT_MPI_SYNTHETIC=1 OMPI_ALLOW_RUN_AS_ROOT=1 "
+      "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0 " MPIEXEC
+      " --oversubscribe --bind-to none -np 4 -x NQCOUNT_MPI_SYNTHETIC " NQCOUNT_MPI_BIN
+      " --n 12 --threads 1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const Outcome plain = nqcount("--n 12 --json");
+  // One subproblem a batch: as many batch results as the plan has subproblems.
+  EXPECT_EQ(j["batch_results"], nlohmann::json::parse(plain.out)["subproblems"]);
+  EXPECT_GT(j["batch_results_per_second"].get<double>(), 0.0);
+}
+
 TEST(Mpi, TextOutputAndReferenceRouteMatchToo) {
   const Outcome r = mpi(2, "count --n 11 --kernel reference --verify");
   ASSERT_EQ(r.status, 0) << r.err;
