@@ -188,6 +188,84 @@ TEST(Mpi, AJournalOfAnotherNIsRefusedAndLeftUntouched) {
   }
 }
 
+// scripts/slurm/nqcount.sbatch under a fake Slurm: `srun` logs its arguments and runs the
+// command itself (a one-rank MPI job), `scontrol` logs its arguments. Returns the script's
+// status and stderr; `dir` holds the logs, the journal and the result.
+Outcome sbatch(const std::string& dir, const std::string& env, bool terminate) {
+  std::filesystem::create_directories(dir + "/bin");
+  std::ofstream(dir + "/bin/srun") << "#!/bin/bash\necho \"$@\" >> " << dir
+                                   << "/srun.log\nwhile [[ $1 == --* ]]; do shift; done\n"
+                                      "exec \"$@\"\n";
+  std::ofstream(dir + "/bin/scontrol")
+      << "#!/bin/bash\necho \"$@\" >> " << dir << "/scontrol.log\n";
+  std::filesystem::permissions(dir + "/bin/srun", std::filesystem::perms::owner_all);
+  std::filesystem::permissions(dir + "/bin/scontrol", std::filesystem::perms::owner_all);
+  const std::string run =
+      "cd " + dir + " && PATH=" + dir +
+      "/bin:$PATH OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+      "ASAN_OPTIONS=detect_leaks=0 NQ_BIN=" NQCOUNT_MPI_BIN " SLURM_SUBMIT_DIR=" +
+      dir + " SLURM_JOB_ID=4242 " + env + " exec " NQ_SOURCE_DIR "/scripts/slurm/nqcount.sbatch";
+  if (!terminate) return shell(run + " > " + dir + "/job.out");
+  // As Slurm's --signal=B:TERM does: SIGTERM to the batch shell while the step runs.
+  const Outcome r = shell("bash -c '" + run + " > " + dir +
+                          "/job.out & s=$!; for i in $(seq 600); do [ -f " + dir +
+                          "/nqcount-n16.ckpt ] && break; sleep 0.05; done; sleep 0.5; "
+                          "kill -TERM $s; wait $s; echo $?'");
+  return {std::atoi(r.out.c_str()), r.out, r.err};
+}
+
+TEST(SlowSlurmScript, ThreadsFromSlurmCheckpointOnSharedStorageAndRequeueOnTimeout) {
+  const std::string dir = temp_path("slurm");
+  // Threads per rank from SLURM_CPUS_PER_TASK, the journal in the submit directory, the
+  // result beside it.
+  const Outcome done = sbatch(dir, "NQ_N=11 SLURM_CPUS_PER_TASK=2", false);
+  ASSERT_EQ(done.status, 0) << done.err << read_file(dir + "/job.out");
+  const std::string srun = read_file(dir + "/srun.log");
+  EXPECT_NE(srun.find("--threads 2 --checkpoint " + dir + "/nqcount-n11.ckpt"), std::string::npos)
+      << srun;
+  const auto j = nlohmann::json::parse(read_file(dir + "/nqcount-n11.json"));
+  EXPECT_EQ(j["threads"], 2);
+  const Outcome plain = nqcount("--n 11 --json");
+  EXPECT_EQ(j["total"], nlohmann::json::parse(plain.out)["total"]);
+  // Submitted again (a requeue after the end): nothing is counted twice.
+  ASSERT_EQ(sbatch(dir, "NQ_N=11 SLURM_CPUS_PER_TASK=2", false).status, 0);
+  EXPECT_EQ(read_file(dir + "/srun.log"), srun);
+
+  // The time limit: SIGTERM to the batch shell -> the ranks save the journal, exit 143, and
+  // the job requeues itself; the requeued job finishes from the journal.
+  const Outcome stopped = sbatch(dir, "NQ_N=16 NQ_EXTRA=\"--kernel scalar\"", true);
+  EXPECT_EQ(stopped.status, 143) << stopped.err << read_file(dir + "/job.out");
+  EXPECT_EQ(read_file(dir + "/scontrol.log"), "requeue 4242\n");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/nqcount-n16.json"));
+  const Outcome again = sbatch(dir, "NQ_N=16 NQ_EXTRA=\"--kernel scalar --verify\"", false);
+  ASSERT_EQ(again.status, 0) << again.err;
+  const auto k = nlohmann::json::parse(read_file(dir + "/nqcount-n16.json"));
+  EXPECT_EQ(k["verified"], true);
+  EXPECT_GT(k["subproblems_resumed"].get<std::uint64_t>(), 0u);
+}
+
+TEST(Mpi, SlurmScriptRunsTheSameCommandLineUnderMpirunAndRefusesBadSettings) {
+  const std::string dir = temp_path("slurm-mpirun");
+  std::filesystem::create_directories(dir);
+  const Outcome r =
+      shell("cd " + dir +
+            " && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+            "ASAN_OPTIONS=detect_leaks=0 NQ_LAUNCHER=mpirun NQ_N=12 SLURM_CPUS_PER_TASK=1 "
+            "NQ_BIN=" NQCOUNT_MPI_BIN " SLURM_SUBMIT_DIR=" +
+            dir + " " NQ_SOURCE_DIR "/scripts/slurm/nqcount.sbatch");
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  const auto j = nlohmann::json::parse(read_file(dir + "/nqcount-n12.json"));
+  EXPECT_GE(j["ranks"].get<int>(), 1);
+  EXPECT_EQ(j["total"], nlohmann::json::parse(nqcount("--n 12 --json").out)["total"]);
+  const Outcome no_n = shell("env -u NQ_N " NQ_SOURCE_DIR "/scripts/slurm/nqcount.sbatch");
+  EXPECT_NE(no_n.status, 0);
+  EXPECT_NE(no_n.err.find("NQ_N"), std::string::npos) << no_n.err;
+  const Outcome bad =
+      shell("NQ_N=12 NQ_LAUNCHER=qsub " NQ_SOURCE_DIR "/scripts/slurm/nqcount.sbatch");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("nqcount: error: NQ_LAUNCHER"), std::string::npos) << bad.err;
+}
+
 TEST(Mpi, MemoryLimitIsCheckedOnEveryRankAndSaidOnce) {
   // mpirun adds its own report of the failed job; nqcount-mpi itself says it once.
   for (const char* args : {"--n 12 --memory-limit 1K", "--n 12 --memory-limit 8X"}) {
