@@ -35,16 +35,19 @@
 namespace nq::cli {
 namespace {
 
-constexpr int kTagRequest = 1;  // worker -> 0: [stopping, (index, solutions, nodes)...]
-constexpr int kTagWork = 2;     // 0 -> worker: [index...]; empty: no more work
+// worker -> 0: [stopping, batch id, (index, solutions, nodes)...]: the results of the batch it
+// was given (batch id 0: none yet)
+constexpr int kTagRequest = 1;
+constexpr int kTagWork = 2;  // 0 -> worker: [batch id, index...]; empty: no more work
 // After a signal, how long rank 0 waits for every rank to hand back what it finished before it
 // takes a silent rank for lost. When one rank dies, Open MPI's mpirun sends SIGTERM to the others
 // and SIGKILL a second later (odls_base_sigkill_timeout): rank 0 must have saved and said its
 // piece by then.
 constexpr std::chrono::milliseconds kLostRankGrace{300};
 
-std::vector<std::uint64_t> flatten(bool stopping, const std::vector<FinishedSubproblem>& done) {
-  std::vector<std::uint64_t> out{stopping ? 1u : 0u};
+std::vector<std::uint64_t> flatten(bool stopping, std::uint64_t batch_id,
+                                   const std::vector<FinishedSubproblem>& done) {
+  std::vector<std::uint64_t> out{stopping ? 1u : 0u, batch_id};
   for (const FinishedSubproblem& f : done) {
     out.push_back(f.index);
     out.push_back(f.tally.solutions);
@@ -165,14 +168,17 @@ int run_worker(const CountConfig& base, const Plan& plan, Monitor& signal) {
   CountConfig config = base;
   config.journal = &collected;
   bool stopping = false;
+  std::uint64_t batch_id = 0;
   while (true) {
-    const auto request = flatten(stopping, collected.take());
+    const auto request = flatten(stopping, batch_id, collected.take());
     MPI_Send(request.data(), static_cast<int>(request.size()), MPI_UINT64_T, 0, kTagRequest,
              MPI_COMM_WORLD);
     if (stopping) break;
     MPI_Status st;
-    const auto batch = receive(0, kTagWork, &st);
+    auto batch = receive(0, kTagWork, &st);
     if (batch.empty()) break;
+    batch_id = batch.front();
+    batch.erase(batch.begin());
     if (synthetic()) {
       std::vector<FinishedSubproblem> zeros;
       for (std::uint64_t i : batch) zeros.push_back({i, {}});
@@ -213,6 +219,12 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
 
   const auto dealing = std::chrono::steady_clock::now();
   std::uint64_t handled = 0;  // requests that brought results back
+  struct Outstanding {        // the batch a rank holds
+    std::uint64_t id = 0;
+    std::vector<std::uint64_t> indices;  // ascending
+  };
+  std::vector<Outstanding> outstanding(static_cast<std::size_t>(ranks));
+  std::uint64_t batch_ids = 0;
   int active = ranks - 1;
   std::optional<std::chrono::steady_clock::time_point> cancelled_at;
   bool lost = false;
@@ -239,8 +251,23 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
     }
     const auto request = receive(st.MPI_SOURCE, kTagRequest, &st);
     std::vector<FinishedSubproblem> done;
-    for (std::size_t i = 1; i + 2 < request.size(); i += 3)
+    for (std::size_t i = 2; i + 2 < request.size(); i += 3)
       done.push_back({request[i], {request[i + 1], request[i + 2]}});
+    // The results must be of the batch this rank holds, and of nothing else in it.
+    Outstanding& held = outstanding[static_cast<std::size_t>(st.MPI_SOURCE)];
+    const bool matches =
+        request.size() >= 2 && (request.size() - 2) % 3 == 0 && request[1] == held.id &&
+        std::all_of(done.begin(), done.end(), [&](const FinishedSubproblem& f) {
+          return std::binary_search(held.indices.begin(), held.indices.end(), f.index);
+        });
+    if (!matches) {
+      print_error("internal error: rank " + std::to_string(st.MPI_SOURCE) +
+                  " returned results that are not of its batch " + std::to_string(held.id) +
+                  "; nothing of it is journaled");
+      if (journal) (void)journal->close();
+      MPI_Abort(MPI_COMM_WORLD, 1);
+      return 1;
+    }
     dealer.deliver(st.MPI_SOURCE, done);
     handled += !done.empty();
     if (request.at(0) != 0) {  // the worker stops (it was interrupted)
@@ -248,7 +275,11 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
       continue;
     }
     if (signal.cancel.load(std::memory_order_relaxed)) dealer.stop_dealing();
-    const auto batch = dealer.take();
+    std::vector<std::uint64_t> batch = dealer.take();
+    held.indices = batch;
+    std::sort(held.indices.begin(), held.indices.end());
+    held.id = batch.empty() ? 0 : ++batch_ids;
+    if (!batch.empty()) batch.insert(batch.begin(), held.id);
     MPI_Send(batch.data(), static_cast<int>(batch.size()), MPI_UINT64_T, st.MPI_SOURCE, kTagWork,
              MPI_COMM_WORLD);
     if (batch.empty()) --active;

@@ -127,19 +127,19 @@ TEST(Mpi, BadInputAndForeignJournalsExitTwo) {
 }
 
 // Starts an n = 16 count (scalar kernel, one thread a rank: a few seconds) on three ranks in
-// the background, and a second after its journal appears sends `sig` to the ranks (mpirun's
-// children) named by `which`: "all" (as Slurm signals every task) or "worker" (the last rank).
-// Returns mpirun's status and stderr.
-Outcome interrupted_run(const std::string& journal, const char* sig, const char* which) {
+// the background , and a second after its journal appears sends `sig` to the
+// ranks (mpirun's children) named by `which`: "all" (as Slurm signals every task) or "worker" (the
+// last rank). Returns mpirun's status and stderr.
+Outcome interrupted_run(const std::string& journal, const char* sig, const char* which, int n) {
   const std::string err = temp_path("interrupted.err");
   const std::string kill =
       std::string("kill -") + sig + (std::string(which) == "all" ? " $p; " : " ${p##* }; ");
   const std::string script =
       "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
       "ASAN_OPTIONS=detect_leaks=0 " MPIEXEC
-      " --oversubscribe --bind-to none -np 3 " NQCOUNT_MPI_BIN
-      " --n 16 --kernel scalar --threads 1 --checkpoint " +
-      journal + " >/dev/null 2>" + err +
+      " --oversubscribe --bind-to none -np 3 " NQCOUNT_MPI_BIN " --n " +
+      std::to_string(n) + " --kernel scalar --threads 1 --checkpoint " + journal +
+      " >/dev/null 2>" + err +
       " & m=$!; "
       "for i in $(seq 600); do [ -f " +
       journal +
@@ -151,12 +151,12 @@ Outcome interrupted_run(const std::string& journal, const char* sig, const char*
 }
 
 TEST(SlowMpi, SigtermCheckpointsExits143AndResumesExactly) {
-  const std::string journal = temp_path("n16-term.ckpt");
-  const Outcome stopped = interrupted_run(journal, "TERM", "all");
+  const std::string journal = temp_path("n17-term.ckpt");
+  const Outcome stopped = interrupted_run(journal, "TERM", "all", 17);
   EXPECT_EQ(stopped.status, 143) << stopped.err;
   EXPECT_NE(stopped.err.find("resume with: mpirun"), std::string::npos) << stopped.err;
   const Outcome resumed =
-      mpi(2, "--n 16 --kernel scalar --threads 1 --json --verify --checkpoint " + journal);
+      mpi(2, "--n 17 --kernel scalar --threads 1 --json --verify --checkpoint " + journal);
   ASSERT_EQ(resumed.status, 0) << resumed.err;
   const auto j = nlohmann::json::parse(resumed.out);
   EXPECT_EQ(j["verified"], true);
@@ -164,13 +164,13 @@ TEST(SlowMpi, SigtermCheckpointsExits143AndResumesExactly) {
 }
 
 TEST(SlowMpi, AKilledWorkerEndsTheJobAndTheJournalFinishesIt) {
-  const std::string journal = temp_path("n16-kill.ckpt");
-  const Outcome stopped = interrupted_run(journal, "KILL", "worker");
+  const std::string journal = temp_path("n17-kill.ckpt");  // n = 17: still running after 1 s
+  const Outcome stopped = interrupted_run(journal, "KILL", "worker", 17);
   EXPECT_NE(stopped.status, 0) << stopped.err;
   EXPECT_NE(stopped.err.find("no ULFM"), std::string::npos) << stopped.err;
   EXPECT_NE(stopped.err.find("resume with: mpirun"), std::string::npos) << stopped.err;
   const Outcome resumed =
-      mpi(2, "--n 16 --kernel scalar --threads 1 --json --verify --checkpoint " + journal);
+      mpi(2, "--n 17 --kernel scalar --threads 1 --json --verify --checkpoint " + journal);
   ASSERT_EQ(resumed.status, 0) << stopped.err << resumed.err;
   const auto j = nlohmann::json::parse(resumed.out);
   EXPECT_EQ(j["verified"], true);
