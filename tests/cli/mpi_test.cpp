@@ -127,7 +127,7 @@ TEST(Mpi, BadInputAndForeignJournalsExitTwo) {
 }
 
 // Starts an n = 16 count (scalar kernel, one thread a rank: a few seconds) on three ranks in
-// the background , and a second after its journal appears sends `sig` to the
+// the background, and a second after its journal appears sends `sig` to the
 // ranks (mpirun's children) named by `which`: "all" (as Slurm signals every task) or "worker" (the
 // last rank). Returns mpirun's status and stderr.
 Outcome interrupted_run(const std::string& journal, const char* sig, const char* which, int n) {
