@@ -15,9 +15,11 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -28,15 +30,24 @@
 #include "count/cost.hpp"
 #include "count/count.hpp"
 #include "count/memory.hpp"
+#include "count/orchestrate.hpp"
 
 namespace nq::cli {
 namespace {
 
-constexpr int kTagRequest = 1;  // worker -> 0: [stopping, (index, solutions, nodes)...]
-constexpr int kTagWork = 2;     // 0 -> worker: [index...]; empty: no more work
+// worker -> 0: [stopping, batch id, (index, solutions, nodes)...]: the results of the batch it
+// was given (batch id 0: none yet)
+constexpr int kTagRequest = 1;
+constexpr int kTagWork = 2;  // 0 -> worker: [batch id, index...]; empty: no more work
+// After a signal, how long rank 0 waits for every rank to hand back what it finished before it
+// takes a silent rank for lost. When one rank dies, Open MPI's mpirun sends SIGTERM to the others
+// and SIGKILL a second later (odls_base_sigkill_timeout): rank 0 must have saved and said its
+// piece by then.
+constexpr std::chrono::milliseconds kLostRankGrace{300};
 
-std::vector<std::uint64_t> flatten(bool stopping, const std::vector<FinishedSubproblem>& done) {
-  std::vector<std::uint64_t> out{stopping ? 1u : 0u};
+std::vector<std::uint64_t> flatten(bool stopping, std::uint64_t batch_id,
+                                   const std::vector<FinishedSubproblem>& done) {
+  std::vector<std::uint64_t> out{stopping ? 1u : 0u, batch_id};
   for (const FinishedSubproblem& f : done) {
     out.push_back(f.index);
     out.push_back(f.tally.solutions);
@@ -55,6 +66,17 @@ std::vector<std::uint64_t> receive(int source, int tag, MPI_Status* status) {
   return v;
 }
 
+// NQCOUNT_MPI_SYNTHETIC=1 (a measurement mode, scripts/mpi-throughput): the workers hand back
+// every subproblem of a batch at once, uncounted, batches hold one subproblem, rank 0 does not
+// count, and instead of a result it says how many batch results it handled per second.
+bool synthetic() {
+  static const bool on = [] {
+    const char* v = std::getenv("NQCOUNT_MPI_SYNTHETIC");
+    return v && std::string(v) == "1";
+  }();
+  return on;
+}
+
 // Rank 0's book: what is left to hand out, and the exact sum of what came back.
 class Dealer {
  public:
@@ -71,10 +93,16 @@ class Dealer {
   std::vector<std::uint64_t> take() {
     std::lock_guard lock(mu_);
     const std::size_t left = todo_.size() - next_;
-    const std::size_t batch = std::min(left, std::max<std::size_t>(1, left / (4 * consumers_)));
+    // Guided self-scheduling, capped so that no batch holds more than 1/(64 consumers) of the
+    // plan: the batches out with the ranks are all a lost rank (or a killed job) costs again.
+    const std::size_t cap = std::max<std::size_t>(1, plan_.subproblems.size() / (64 * consumers_));
+    const std::size_t batch =
+        synthetic() ? std::min<std::size_t>(left, 1)
+                    : std::min({left, cap, std::max<std::size_t>(1, left / (4 * consumers_))});
     std::vector<std::uint64_t> out(todo_.begin() + static_cast<std::ptrdiff_t>(next_),
                                    todo_.begin() + static_cast<std::ptrdiff_t>(next_ + batch));
     next_ += batch;
+    for (std::uint64_t i : out) cost_out_ += costs_[i];
     return out;
   }
   void stop_dealing() {
@@ -92,6 +120,8 @@ class Dealer {
       nodes += f.tally.nodes;
       cost += costs_[f.index];
     }
+    cost_out_ -= cost;
+    cost_in_ += cost;
     sum_.subproblems += done.size();
     by_rank_[static_cast<std::size_t>(rank)] += done.size();
     progress_.subproblems_done.fetch_add(done.size(), std::memory_order_relaxed);
@@ -101,6 +131,11 @@ class Dealer {
   Partial sum() {
     std::lock_guard lock(mu_);
     return sum_;
+  }
+  // Estimated cost of the subproblems dealt and not yet back, and of those back in this run.
+  std::pair<std::uint64_t, std::uint64_t> cost_out_and_in() {
+    std::lock_guard lock(mu_);
+    return {cost_out_, cost_in_};
   }
   std::vector<std::uint64_t> by_rank() {
     std::lock_guard lock(mu_);
@@ -116,6 +151,7 @@ class Dealer {
   std::size_t consumers_;
   std::mutex mu_;
   std::size_t next_ = 0;
+  std::uint64_t cost_out_ = 0, cost_in_ = 0;
   Partial sum_;
   std::vector<std::uint64_t> by_rank_;  // subproblems each rank counted in this run
 };
@@ -132,14 +168,23 @@ int run_worker(const CountConfig& base, const Plan& plan, Monitor& signal) {
   CountConfig config = base;
   config.journal = &collected;
   bool stopping = false;
+  std::uint64_t batch_id = 0;
   while (true) {
-    const auto request = flatten(stopping, collected.take());
+    const auto request = flatten(stopping, batch_id, collected.take());
     MPI_Send(request.data(), static_cast<int>(request.size()), MPI_UINT64_T, 0, kTagRequest,
              MPI_COMM_WORLD);
     if (stopping) break;
     MPI_Status st;
-    const auto batch = receive(0, kTagWork, &st);
+    auto batch = receive(0, kTagWork, &st);
     if (batch.empty()) break;
+    batch_id = batch.front();
+    batch.erase(batch.begin());
+    if (synthetic()) {
+      std::vector<FinishedSubproblem> zeros;
+      for (std::uint64_t i : batch) zeros.push_back({i, {}});
+      collected.record(zeros);
+      continue;
+    }
     const auto r = count_selected(config, plan, batch, &signal);
     stopping = !r.ok() || r->cancelled;  // what it finished still goes back to rank 0
   }
@@ -151,15 +196,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
   const auto start = std::chrono::steady_clock::now();
   const std::vector<std::uint64_t> costs = estimate_costs(plan);
   Monitor progress;  // fed by the dealer, so every rank's work shows
-  std::uint64_t total_cost = 0, resumed_cost = 0;
-  for (std::uint64_t c : costs) total_cost += c;
-  resumed_cost = total_cost;
-  for (std::uint64_t i : resumed.todo) resumed_cost -= costs[i];
-  progress.cost_total = total_cost;
-  progress.cost_resumed = resumed_cost;
-  progress.cost_done = resumed_cost;
-  progress.subproblems_total = plan.subproblems.size();
-  progress.subproblems_done = resumed.done.subproblems;
+  start_monitor(progress, plan, costs, resumed);
 
   Dealer dealer(plan, resumed.todo, costs, journal, progress, ranks);
   const bool show = !args.no_progress && (args.progress || stderr_is_terminal());
@@ -169,6 +206,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
   const auto probe = count_selected(base, plan, {});
   const std::string kernel_name = probe.ok() ? probe->kernel : base.kernel;
   std::thread local([&] {  // rank 0 counts too
+    if (synthetic()) return;
     CollectingJournal collected;
     CountConfig config = base;
     config.journal = &collected;
@@ -179,7 +217,17 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
     }
   });
 
+  const auto dealing = std::chrono::steady_clock::now();
+  std::uint64_t handled = 0;  // requests that brought results back
+  struct Outstanding {        // the batch a rank holds
+    std::uint64_t id = 0;
+    std::vector<std::uint64_t> indices;  // ascending
+  };
+  std::vector<Outstanding> outstanding(static_cast<std::size_t>(ranks));
+  std::uint64_t batch_ids = 0;
   int active = ranks - 1;
+  std::optional<std::chrono::steady_clock::time_point> cancelled_at;
+  bool lost = false;
   while (active > 0) {
     int ready = 0;
     MPI_Status st;
@@ -187,54 +235,100 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
     // rank 0's own counting threads need.
     MPI_Iprobe(MPI_ANY_SOURCE, kTagRequest, MPI_COMM_WORLD, &ready, &st);
     if (!ready) {
-      if (signal.cancel.load(std::memory_order_relaxed)) dealer.stop_dealing();
+      if (signal.cancel.load(std::memory_order_relaxed)) {
+        dealer.stop_dealing();
+        const auto now = std::chrono::steady_clock::now();
+        if (!cancelled_at) {
+          cancelled_at = now;
+          if (journal) (void)journal->flush();  // what came back is safe before anything else
+        } else if (now - *cancelled_at > kLostRankGrace) {
+          lost = true;  // a rank that does not answer is gone (mpirun stops the rest)
+          break;
+        }
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
       continue;
     }
     const auto request = receive(st.MPI_SOURCE, kTagRequest, &st);
     std::vector<FinishedSubproblem> done;
-    for (std::size_t i = 1; i + 2 < request.size(); i += 3)
+    for (std::size_t i = 2; i + 2 < request.size(); i += 3)
       done.push_back({request[i], {request[i + 1], request[i + 2]}});
+    // The results must be of the batch this rank holds, and of nothing else in it.
+    Outstanding& held = outstanding[static_cast<std::size_t>(st.MPI_SOURCE)];
+    const bool matches =
+        request.size() >= 2 && (request.size() - 2) % 3 == 0 && request[1] == held.id &&
+        std::all_of(done.begin(), done.end(), [&](const FinishedSubproblem& f) {
+          return std::binary_search(held.indices.begin(), held.indices.end(), f.index);
+        });
+    if (!matches) {
+      print_error("internal error: rank " + std::to_string(st.MPI_SOURCE) +
+                  " returned results that are not of its batch " + std::to_string(held.id) +
+                  "; nothing of it is journaled");
+      if (journal) (void)journal->close();
+      MPI_Abort(MPI_COMM_WORLD, 1);
+      return 1;
+    }
     dealer.deliver(st.MPI_SOURCE, done);
+    handled += !done.empty();
     if (request.at(0) != 0) {  // the worker stops (it was interrupted)
       --active;
       continue;
     }
     if (signal.cancel.load(std::memory_order_relaxed)) dealer.stop_dealing();
-    const auto batch = dealer.take();
+    std::vector<std::uint64_t> batch = dealer.take();
+    held.indices = batch;
+    std::sort(held.indices.begin(), held.indices.end());
+    held.id = batch.empty() ? 0 : ++batch_ids;
+    if (!batch.empty()) batch.insert(batch.begin(), held.id);
     MPI_Send(batch.data(), static_cast<int>(batch.size()), MPI_UINT64_T, st.MPI_SOURCE, kTagWork,
              MPI_COMM_WORLD);
     if (batch.empty()) --active;
   }
   local.join();
+  if (lost) {
+    // Open MPI cannot go on after losing a rank (that needs the ULFM extensions): say so, save
+    // what came back, and end the job; the journal resumes it.
+    std::cerr << "nqcount: error: " << active
+              << " rank(s) stopped answering after the signal (a rank was lost or killed); MPI "
+                 "cannot continue a job that lost a rank (no ULFM fault tolerance), so the job "
+                 "ends here\n";
+    const auto [out, in] = dealer.cost_out_and_in();
+    std::cerr << "nqcount: work to be redone: at most "
+              << (in ? 100.0 * static_cast<double>(out) / static_cast<double>(in) : 0.0)
+              << "% of what this run finished (estimated cost of the batches that did not come "
+                 "back); the journal holds the rest\n";
+    CountResult r;
+    r.n = plan.n;
+    (void)finish_count(plan, dealer.sum(), resumed, r);
+    const int status = report_interrupted(args, r, journal, "mpirun [the same mpirun options] ");
+    MPI_Abort(MPI_COMM_WORLD, status);
+    return status;
+  }
 
   int threads = resolve_threads(base.threads);
   int all_threads = 0;
   MPI_Reduce(&threads, &all_threads, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (synthetic()) {
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - dealing).count();
+    std::cout << "{\"ranks\":" << ranks << ",\"batch_results\":" << handled << ",\"seconds\":" << s
+              << ",\"batch_results_per_second\":" << static_cast<double>(handled) / s << "}\n";
+    return 0;
+  }
 
-  Partial sum = dealer.sum();
-  sum.join(resumed.done);
   CountResult r;
   r.n = plan.n;
   r.threads = all_threads;
   r.kernel = kernel_name;
   r.isa = probe.ok() ? probe->isa : "";
-  r.nodes = sum.nodes;
-  r.subproblems = sum.subproblems;
-  r.subproblems_total = plan.subproblems.size();
-  r.subproblems_resumed = resumed.done.subproblems;
-  r.classes = plan.classes;
-  r.split_rows = plan.split_rows;
   r.memory_estimate = probe.ok() ? probe->memory_estimate : 0;  // this rank's (one rank's)
-  r.cancelled = sum.subproblems < plan.subproblems.size();
+  const auto finished = finish_count(plan, dealer.sum(), resumed, r);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (r.cancelled) return report_interrupted(args, r, journal, "mpirun [the same mpirun options] ");
-  auto orbits = finish_orbits(sum.weighted, plan.sym4, plan.sym2);
-  if (!orbits) {
-    print_error(orbits.error().message);
+  if (!finished) {
+    print_error(finished.error().message);
     return 2;
   }
-  r.orbits = *orbits;
   if (journal)
     if (auto closed = journal->close(); !closed)
       print_warning(closed.error().message + " (the counts below are complete)");
@@ -297,17 +391,14 @@ int run(int argc, char** argv, int rank, int ranks) {
   if (refusing != INT_MAX && rank != first_refusing) error.clear();
   if (rank == 0 && status == 0) {
     journal = open_checkpoint(args);
-    if (journal) {
-      auto done = journal->begin(run_identity(*plan));
+    auto start = resume_run(*plan, journal.get());
+    if (journal)
       for (const std::string& w : journal->warnings()) print_warning(w);
-      if (!done) {
-        status = 2;
-        error = done.error().message;
-      } else {
-        resumed = resume_point(*plan, *done);
-      }
+    if (!start) {
+      status = 2;
+      error = start.error().message;
     } else {
-      resumed = resume_point(*plan, {});
+      resumed = std::move(*start);
     }
   }
   if (!error.empty())

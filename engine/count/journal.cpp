@@ -56,7 +56,7 @@ void encode_record(const FinishedSubproblem& f, unsigned char* r) {
   put_u64(r, f.index);
   put_u64(r + 8, f.tally.solutions);
   put_u64(r + 16, f.tally.nodes);
-  put_u32(r + 24, 0);
+  put_u32(r + 24, count_residues(f.tally.solutions));
   put_u32(r + 28, fnv1a32(r, 28));
 }
 
@@ -79,6 +79,11 @@ Expected<bool> create_journal(const std::string& path, const RunIdentity& run) {
 }
 
 }  // namespace
+
+std::uint32_t count_residues(std::uint64_t solutions) {
+  return static_cast<std::uint32_t>(solutions % kResiduePrimes[0]) << 16 |
+         static_cast<std::uint32_t>(solutions % kResiduePrimes[1]);
+}
 
 std::uint32_t fnv1a32(const unsigned char* bytes, std::size_t size) {
   std::uint32_t h = 2166136261u;
@@ -161,9 +166,10 @@ Expected<std::vector<FinishedSubproblem>> FileJournal::begin(const RunIdentity& 
     return refuse("is not an nqcount checkpoint (no journal header)");
   const unsigned char* h = bytes.data();
   if (fnv1a32(h, 60) != get_u32(h + 60)) return refuse("has a corrupt header (checksum)");
-  if (get_u32(h + 8) != kFormatVersion)
+  const std::uint32_t version = get_u32(h + 8);
+  if (version != kFormatVersion && version != 1)  // version 1: no residues
     return refuse("has format version " + std::to_string(get_u32(h + 8)) +
-                  "; this nqcount reads version " + std::to_string(kFormatVersion));
+                  "; this nqcount reads versions 1 to " + std::to_string(kFormatVersion));
   if (get_u32(h + 56) != kRecordBytes) return refuse("has a corrupt header (record size)");
   RunIdentity theirs;
   theirs.n = static_cast<int>(get_u32(h + 12));
@@ -194,6 +200,11 @@ Expected<std::vector<FinishedSubproblem>> FileJournal::begin(const RunIdentity& 
                     " fails its checksum");
     }
     FinishedSubproblem f{get_u64(r), {get_u64(r + 8), get_u64(r + 16)}};
+    if (version >= 2 && get_u32(r + 24) != count_residues(f.tally.solutions))
+      return refuse("is corrupt: record " + std::to_string(i + 1) + " (subproblem " +
+                    std::to_string(f.index) + ") fails its check of the count mod " +
+                    std::to_string(kResiduePrimes[0]) + " and " +
+                    std::to_string(kResiduePrimes[1]));
     if (f.index >= run.subproblems)
       return refuse("is corrupt: record " + std::to_string(i + 1) + " names subproblem " +
                     std::to_string(f.index) + " of " + std::to_string(run.subproblems));

@@ -10,8 +10,11 @@
 //   header: magic "NQJOURNL", format version (u32), n (u32), split depth (u32), 0 (u32),
 //           classes (u64), subproblems (u64), route "canonical"/"classic"/"rowsplit" (16 bytes, NUL
 //           padded), record size (u32), FNV-1a 32 of the 60 bytes before it (u32)
-//   record: index (u64), solutions (u64), nodes (u64), 0 (u32), FNV-1a 32 of the 28 bytes
-//           before it (u32)
+//   record: index (u64), solutions (u64), nodes (u64), residues (u32: solutions mod 65521 in
+//           the high 16 bits, mod 65519 in the low 16), FNV-1a 32 of the 28 bytes before it (u32)
+// The residues are a second, independent check of the count (as in the FPGA Q(27) run): a bit
+// flipped in a stored count that the checksum missed, or one flipped before it was computed,
+// fails it on resume. Version 1 files (residues 0, unchecked) are still read.
 // Records are buffered and appended by one writer thread every `flush_every`, each batch with
 // a single write() of whole records on an O_APPEND descriptor, then fdatasync'd. A crash or a
 // second Ctrl-C can therefore only leave a torn tail, which the reader drops with a warning
@@ -76,7 +79,7 @@ ResumePoint resume_point(const Plan& plan, std::span<const FinishedSubproblem> f
 // The journal on disk.
 class FileJournal final : public SubproblemJournal {
  public:
-  static constexpr std::uint32_t kFormatVersion = 1;
+  static constexpr std::uint32_t kFormatVersion = 2;
   static constexpr std::size_t kHeaderBytes = 64;
   static constexpr std::size_t kRecordBytes = 32;
 
@@ -131,6 +134,10 @@ class CollectingJournal final : public SubproblemJournal {
   std::mutex mu_;
   std::vector<FinishedSubproblem> records_;
 };
+
+// The record's residues of a count: mod kResiduePrimes[0] high, mod kResiduePrimes[1] low.
+inline constexpr std::uint32_t kResiduePrimes[2] = {65521, 65519};
+std::uint32_t count_residues(std::uint64_t solutions);
 
 // FNV-1a, 32 bits: the checksum of every header and record.
 std::uint32_t fnv1a32(const unsigned char* bytes, std::size_t size);

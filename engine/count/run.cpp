@@ -25,6 +25,7 @@
 #include "count/cost.hpp"
 #include "count/count.hpp"
 #include "count/memory.hpp"
+#include "count/orchestrate.hpp"
 #include "count/placement.hpp"
 #include "count/plan.hpp"
 #include "count/schedule.hpp"
@@ -550,29 +551,13 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   if (auto refused = check_memory(result.memory_estimate, config.memory_limit)) return *refused;
 
   // Resume: skip what the journal holds and add it back (engine/count/journal.hpp).
-  ResumePoint resumed;
+  auto resumed = resume_run(plan, config.journal);
+  if (!resumed) return resumed.error();
   RunHooks hooks;
   hooks.journal = config.journal;
-  if (config.journal) {
-    auto done = config.journal->begin(run_identity(plan));
-    if (!done) return done.error();
-    resumed = resume_point(plan, *done);
-    hooks.selection = &resumed.todo;
-  }
+  if (config.journal) hooks.selection = &resumed->todo;
   hooks.costs = &costs;
-  if (monitor) {
-    std::uint64_t total_cost = 0, resumed_cost = 0;
-    for (std::uint64_t c : costs) total_cost += c;
-    if (hooks.selection) {
-      resumed_cost = total_cost;
-      for (std::uint64_t i : resumed.todo) resumed_cost -= costs[i];
-    }
-    monitor->cost_total.store(total_cost);
-    monitor->cost_resumed.store(resumed_cost);
-    monitor->cost_done.store(resumed_cost);
-    monitor->subproblems_done.store(resumed.done.subproblems);
-    monitor->subproblems_total.store(plan.subproblems.size());
-  }
+  if (monitor) start_monitor(*monitor, plan, costs, *resumed);
 
   // The row-split plan's Burnside terms, on a worker of the run (RunHooks::beside); a cancelled
   // count stops them too.
@@ -581,22 +566,15 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
     hooks.beside = [&] {
       symmetric = whole_board_symmetric(n, monitor ? &monitor->cancel : nullptr);
     };
-  Partial part = run_on_arenas(plan, kernel, config, hooks, machine, start, result, monitor);
-  part.join(resumed.done);
-  result.nodes = part.nodes;
-  result.subproblems = part.subproblems;
-  result.subproblems_resumed = resumed.done.subproblems;
-  result.cancelled = part.subproblems < plan.subproblems.size() || !symmetric.complete;
+  const Partial part = run_on_arenas(plan, kernel, config, hooks, machine, start, result, monitor);
   if (plan.rowsplit()) {
     plan.sym4 = symmetric.sym4;
     plan.sym2 = symmetric.sym2;
   }
-  auto orbits = finish_orbits(part.weighted, plan.sym4, plan.sym2);
-  if (!orbits.ok()) {
-    if (!result.cancelled) return orbits.error();
-    orbits = OrbitCounts{part.weighted};  // partial counts: orbits are not meaningful yet
-  }
-  result.orbits = *orbits;
+  if (auto finished = finish_count(plan, part, *resumed, result,
+                                   !plan.rowsplit() || symmetric.complete);
+      !finished)
+    return finished.error();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

@@ -51,6 +51,31 @@ TEST(Mpi, TwoAndThreeRanksCountLikeNqcount) {
   }
 }
 
+TEST(Mpi, EightRanksOversubscribedCountLikeNqcount) {
+  for (const int n : {13, 15}) {
+    const Outcome plain = nqcount("--n " + std::to_string(n) + " --json");
+    ASSERT_EQ(plain.status, 0);
+    const Outcome r = mpi(8, "--n " + std::to_string(n) + " --json --threads 1 --verify");
+    ASSERT_EQ(r.status, 0) << r.err;
+    expect_same_counts(r.out, plain.out);
+    EXPECT_EQ(nlohmann::json::parse(r.out)["ranks"], 8);
+  }
+}
+
+TEST(Mpi, SyntheticModeReportsTheRootsThroughput) {
+  const Outcome r = shell(
+      "NQCOUNT_MPI_SYNTHETIC=1 OMPI_ALLOW_RUN_AS_ROOT=1 "
+      "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0 " MPIEXEC
+      " --oversubscribe --bind-to none -np 4 -x NQCOUNT_MPI_SYNTHETIC " NQCOUNT_MPI_BIN
+      " --n 12 --threads 1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const Outcome plain = nqcount("--n 12 --json");
+  // One subproblem a batch: as many batch results as the plan has subproblems.
+  EXPECT_EQ(j["batch_results"], nlohmann::json::parse(plain.out)["subproblems"]);
+  EXPECT_GT(j["batch_results_per_second"].get<double>(), 0.0);
+}
+
 TEST(Mpi, TextOutputAndReferenceRouteMatchToo) {
   const Outcome r = mpi(2, "count --n 11 --kernel reference --verify");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -95,6 +120,146 @@ TEST(Mpi, BadInputAndForeignJournalsExitTwo) {
   const Outcome r = mpi(2, "--n 12 --checkpoint " + journal);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("nqcount: error: checkpoint"), std::string::npos) << r.err;
+}
+
+// Starts an n = 16 count (scalar kernel, one thread a rank: a few seconds) on three ranks in
+// the background, and a second after its journal appears sends `sig` to the
+// ranks (mpirun's children) named by `which`: "all" (as Slurm signals every task) or "worker" (the
+// last rank). Returns mpirun's status and stderr.
+Outcome interrupted_run(const std::string& journal, const char* sig, const char* which, int n) {
+  const std::string err = temp_path("interrupted.err");
+  const std::string kill =
+      std::string("kill -") + sig + (std::string(which) == "all" ? " $p; " : " ${p##* }; ");
+  const std::string script =
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+      "ASAN_OPTIONS=detect_leaks=0 " MPIEXEC
+      " --oversubscribe --bind-to none -np 3 " NQCOUNT_MPI_BIN " --n " +
+      std::to_string(n) + " --kernel scalar --threads 1 --checkpoint " + journal +
+      " >/dev/null 2>" + err +
+      " & m=$!; "
+      "for i in $(seq 600); do [ -f " +
+      journal +
+      " ] && break; sleep 0.05; done; sleep 1; "
+      "p=$(pgrep -P $m | sort -n | tr \"\\n\" \" \"); p=${p% }; " +
+      kill + "wait $m; echo $?";
+  const Outcome r = shell("bash -c '" + script + "'");
+  return {std::atoi(r.out.c_str()), r.out, read_file(err)};
+}
+
+TEST(SlowMpi, SigtermCheckpointsExits143AndResumesExactly) {
+  const std::string journal = temp_path("n17-term.ckpt");
+  const Outcome stopped = interrupted_run(journal, "TERM", "all", 17);
+  EXPECT_EQ(stopped.status, 143) << stopped.err;
+  EXPECT_NE(stopped.err.find("resume with: mpirun"), std::string::npos) << stopped.err;
+  const Outcome resumed =
+      mpi(2, "--n 17 --kernel scalar --threads 1 --json --verify --checkpoint " + journal);
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  const auto j = nlohmann::json::parse(resumed.out);
+  EXPECT_EQ(j["verified"], true);
+  EXPECT_GT(j["subproblems_resumed"].get<std::uint64_t>(), 0u);
+}
+
+TEST(SlowMpi, AKilledWorkerEndsTheJobAndTheJournalFinishesIt) {
+  const std::string journal = temp_path("n17-kill.ckpt");  // n = 17: still running after 1 s
+  const Outcome stopped = interrupted_run(journal, "KILL", "worker", 17);
+  EXPECT_NE(stopped.status, 0) << stopped.err;
+  EXPECT_NE(stopped.err.find("no ULFM"), std::string::npos) << stopped.err;
+  EXPECT_NE(stopped.err.find("resume with: mpirun"), std::string::npos) << stopped.err;
+  const Outcome resumed =
+      mpi(2, "--n 17 --kernel scalar --threads 1 --json --verify --checkpoint " + journal);
+  ASSERT_EQ(resumed.status, 0) << stopped.err << resumed.err;
+  const auto j = nlohmann::json::parse(resumed.out);
+  EXPECT_EQ(j["verified"], true);
+  EXPECT_GT(j["subproblems_resumed"].get<std::uint64_t>(), 0u);
+}
+
+TEST(Mpi, AJournalOfAnotherNIsRefusedAndLeftUntouched) {
+  const std::string journal = temp_path("n11b.ckpt");
+  ASSERT_EQ(nqcount("--n 11 --checkpoint " + journal).status, 0);
+  const std::string before = read_file(journal);
+  for (const char* args : {"--n 12", "--n 11 --split-depth 2"}) {
+    const Outcome r = mpi(2, std::string(args) + " --checkpoint " + journal);
+    EXPECT_EQ(r.status, 2) << args << r.err;
+    EXPECT_EQ(read_file(journal), before) << args;
+  }
+}
+
+// scripts/slurm/nqcount.sbatch under a fake Slurm: `srun` logs its arguments and runs the
+// command itself (a one-rank MPI job), `scontrol` logs its arguments. Returns the script's
+// status and stderr; `dir` holds the logs, the journal and the result.
+Outcome sbatch(const std::string& dir, const std::string& env, bool terminate) {
+  std::filesystem::create_directories(dir + "/bin");
+  std::ofstream(dir + "/bin/srun") << "#!/bin/bash\necho \"$@\" >> " << dir
+                                   << "/srun.log\nwhile [[ $1 == --* ]]; do shift; done\n"
+                                      "exec \"$@\"\n";
+  std::ofstream(dir + "/bin/scontrol")
+      << "#!/bin/bash\necho \"$@\" >> " << dir << "/scontrol.log\n";
+  std::filesystem::permissions(dir + "/bin/srun", std::filesystem::perms::owner_all);
+  std::filesystem::permissions(dir + "/bin/scontrol", std::filesystem::perms::owner_all);
+  const std::string run =
+      "cd " + dir + " && PATH=" + dir +
+      "/bin:$PATH OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+      "ASAN_OPTIONS=detect_leaks=0 NQ_BIN=" NQCOUNT_MPI_BIN " SLURM_SUBMIT_DIR=" +
+      dir + " SLURM_JOB_ID=4242 " + env + " exec " NQ_SOURCE_DIR "/scripts/slurm/nqcount.sbatch";
+  if (!terminate) return shell(run + " > " + dir + "/job.out");
+  // As Slurm's --signal=B:TERM does: SIGTERM to the batch shell while the step runs.
+  const Outcome r = shell("bash -c '" + run + " > " + dir +
+                          "/job.out & s=$!; for i in $(seq 600); do [ -f " + dir +
+                          "/nqcount-n16.ckpt ] && break; sleep 0.05; done; sleep 0.5; "
+                          "kill -TERM $s; wait $s; echo $?'");
+  return {std::atoi(r.out.c_str()), r.out, r.err};
+}
+
+TEST(SlowSlurmScript, ThreadsFromSlurmCheckpointOnSharedStorageAndRequeueOnTimeout) {
+  const std::string dir = temp_path("slurm");
+  // Threads per rank from SLURM_CPUS_PER_TASK, the journal in the submit directory, the
+  // result beside it.
+  const Outcome done = sbatch(dir, "NQ_N=11 SLURM_CPUS_PER_TASK=2", false);
+  ASSERT_EQ(done.status, 0) << done.err << read_file(dir + "/job.out");
+  const std::string srun = read_file(dir + "/srun.log");
+  EXPECT_NE(srun.find("--threads 2 --checkpoint " + dir + "/nqcount-n11.ckpt"), std::string::npos)
+      << srun;
+  const auto j = nlohmann::json::parse(read_file(dir + "/nqcount-n11.json"));
+  EXPECT_EQ(j["threads"], 2);
+  const Outcome plain = nqcount("--n 11 --json");
+  EXPECT_EQ(j["total"], nlohmann::json::parse(plain.out)["total"]);
+  // Submitted again (a requeue after the end): nothing is counted twice.
+  ASSERT_EQ(sbatch(dir, "NQ_N=11 SLURM_CPUS_PER_TASK=2", false).status, 0);
+  EXPECT_EQ(read_file(dir + "/srun.log"), srun);
+
+  // The time limit: SIGTERM to the batch shell -> the ranks save the journal, exit 143, and
+  // the job requeues itself; the requeued job finishes from the journal.
+  const Outcome stopped = sbatch(dir, "NQ_N=16 NQ_EXTRA=\"--kernel scalar\"", true);
+  EXPECT_EQ(stopped.status, 143) << stopped.err << read_file(dir + "/job.out");
+  EXPECT_EQ(read_file(dir + "/scontrol.log"), "requeue 4242\n");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/nqcount-n16.json"));
+  const Outcome again = sbatch(dir, "NQ_N=16 NQ_EXTRA=\"--kernel scalar --verify\"", false);
+  ASSERT_EQ(again.status, 0) << again.err;
+  const auto k = nlohmann::json::parse(read_file(dir + "/nqcount-n16.json"));
+  EXPECT_EQ(k["verified"], true);
+  EXPECT_GT(k["subproblems_resumed"].get<std::uint64_t>(), 0u);
+}
+
+TEST(Mpi, SlurmScriptRunsTheSameCommandLineUnderMpirunAndRefusesBadSettings) {
+  const std::string dir = temp_path("slurm-mpirun");
+  std::filesystem::create_directories(dir);
+  const Outcome r =
+      shell("cd " + dir +
+            " && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+            "ASAN_OPTIONS=detect_leaks=0 NQ_LAUNCHER=mpirun NQ_N=12 SLURM_CPUS_PER_TASK=1 "
+            "NQ_BIN=" NQCOUNT_MPI_BIN " SLURM_SUBMIT_DIR=" +
+            dir + " " NQ_SOURCE_DIR "/scripts/slurm/nqcount.sbatch");
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  const auto j = nlohmann::json::parse(read_file(dir + "/nqcount-n12.json"));
+  EXPECT_GE(j["ranks"].get<int>(), 1);
+  EXPECT_EQ(j["total"], nlohmann::json::parse(nqcount("--n 12 --json").out)["total"]);
+  const Outcome no_n = shell("env -u NQ_N " NQ_SOURCE_DIR "/scripts/slurm/nqcount.sbatch");
+  EXPECT_NE(no_n.status, 0);
+  EXPECT_NE(no_n.err.find("NQ_N"), std::string::npos) << no_n.err;
+  const Outcome bad =
+      shell("NQ_N=12 NQ_LAUNCHER=qsub " NQ_SOURCE_DIR "/scripts/slurm/nqcount.sbatch");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("nqcount: error: NQ_LAUNCHER"), std::string::npos) << bad.err;
 }
 
 TEST(Mpi, MemoryLimitIsCheckedOnEveryRankAndSaidOnce) {

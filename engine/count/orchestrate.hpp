@@ -1,0 +1,34 @@
+// The bookkeeping around counting a plan, shared by count() and by nqcount-mpi's root (which
+// deals the same plan to ranks instead of arenas): resume from a journal, the progress
+// monitor's cost totals, and the result from the sums. Never prints.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "common/types.hpp"
+#include "count/count.hpp"
+#include "count/journal.hpp"
+#include "count/plan.hpp"
+#include "count/reducer.hpp"
+
+namespace nq {
+
+// What is done and what is left: with a journal, what its begin() says (an Error when it is
+// another run's journal, and the file is then left as it was); without one, nothing is done.
+Expected<ResumePoint> resume_run(const Plan& plan, SubproblemJournal* journal);
+
+// Sets the monitor's totals: subproblems, estimated cost of the plan and of what was resumed
+// (done before this run: not part of its rate).
+void start_monitor(Monitor& monitor, const Plan& plan, std::span<const std::uint64_t> costs,
+                   const ResumePoint& resumed);
+
+// Fills `result`'s counts from what this run counted (`part`) and what it resumed: nodes,
+// subproblems, cancelled, and the orbits (the plan's symmetric counts must be set). A cancelled
+// run keeps its partial total in orbits.total; an inconsistent complete one is an Error.
+// `symmetric_complete` is false when the plan's symmetric counts were cancelled before they
+// were found: the run is then cancelled too.
+Expected<bool> finish_count(const Plan& plan, Partial part, const ResumePoint& resumed,
+                            CountResult& result, bool symmetric_complete = true);
+
+}  // namespace nq
