@@ -10,6 +10,8 @@
 #include <iostream>
 #include <limits>
 
+#include "common/threads.hpp"
+
 namespace nq::cli {
 
 nlohmann::json json_count(u128 v) {
@@ -22,6 +24,12 @@ void print_error(const std::string& message) {
 }
 void print_warning(const std::string& message) {
   std::cerr << "nqcount: warning: " << message << "\n";
+}
+void warn_if_oversubscribed(int threads) {
+  const int hw = hardware_threads();
+  if (threads > hw)
+    print_warning("--threads " + std::to_string(threads) + " is more than the " +
+                  std::to_string(hw) + " hardware threads; running anyway");
 }
 
 }  // namespace nq::cli

@@ -15,5 +15,7 @@ nlohmann::json json_count(u128 v);
 // One line on stderr: "nqcount: error: <message>".
 void print_error(const std::string& message);
 void print_warning(const std::string& message);
+// The warning of every command that takes --threads, when it asks for more than the hardware.
+void warn_if_oversubscribed(int threads);
 
 }  // namespace nq::cli

@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/types.hpp"
@@ -187,6 +188,11 @@ std::vector<TaskStat> costs_from_nodes(std::vector<TaskStat> tasks);
 
 // Reads a --task-stats CSV (header "id,nodes,seconds,estimate,plan_order", the last column 0 or
 // 1; files without it, from before it, read as largest-first runs; rows in any order).
+// Strict: every field is plain decimal (ids and nodes whole numbers, no sign, no spaces), ids
+// are distinct, a row has exactly the header's columns; a malformed row is refused with its line
+// number (CRLF line ends included).
 Expected<std::vector<TaskStat>> read_task_stats(const std::string& path);
+// The same on a file's text; `name` is what the messages call it.
+Expected<std::vector<TaskStat>> parse_task_stats(std::string_view text, const std::string& name);
 
 }  // namespace nq
