@@ -252,13 +252,20 @@ namespace {
 
 // Numbers are written in decimal and nothing else: CLI11 alone reads 010 as octal 8, 0x8 as hex
 // and ' 5' as 5. Whole numbers: digits, no sign, no leading zero (a lone 0 is fine); real
-// numbers: digits with an optional fraction.
+// numbers: digits with an optional fraction and exponent (2.5, 1.5e-05: JSON's own numbers).
 bool strict_decimal(const std::string& text, bool fraction) {
   std::size_t i = 0;
   while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
   if (i == 0 || (i > 1 && text[0] == '0')) return false;
   if (fraction && i < text.size() && text[i] == '.') {
     const std::size_t digits = ++i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    if (i == digits) return false;
+  }
+  if (fraction && i < text.size() && (text[i] == 'e' || text[i] == 'E')) {  // 1.5e-05
+    ++i;
+    if (i < text.size() && (text[i] == '-' || text[i] == '+')) ++i;
+    const std::size_t digits = i;
     while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
     if (i == digits) return false;
   }
@@ -277,7 +284,7 @@ CLI::Validator decimal_validator(bool fraction) {
           return "'" + text + "' is too large";
         }
         return "'" + text + "' is not a " +
-               (fraction ? "decimal number (digits, an optional fraction: 2.5)"
+               (fraction ? "decimal number (digits, an optional fraction and exponent: 2.5, 1e-05)"
                          : "whole decimal number (digits only, no sign, no leading zero)");
       },
       "");

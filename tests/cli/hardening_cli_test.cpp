@@ -103,6 +103,7 @@ TEST(HardeningCli, NumbersAreDecimalOnly) {
   ASSERT_EQ(ten.status, 0) << ten.err;
   EXPECT_EQ(nlohmann::json::parse(ten.out)["n"], 10);
   EXPECT_EQ(nqcount("solve --n 8 --time-limit 2.5 --seed 0").status, 0);
+  EXPECT_EQ(nqcount("solve --n 8 --time-limit 2.5e1 --seed 0").status, 0);  // as JSON writes it
 }
 
 TEST(HardeningCli, DuplicatedOptionsAreRefused) {
