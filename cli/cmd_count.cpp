@@ -94,10 +94,7 @@ int run_count(const CountArgs& args) {
     return 2;
   }
   if (args.algo == "dp") return run_count_dp(args);  // the independent cross-check
-  const int hw = hardware_threads();
-  if (args.threads > hw)
-    print_warning("--threads " + std::to_string(args.threads) + " is more than the " +
-                  std::to_string(hw) + " hardware threads; running anyway");
+  warn_if_oversubscribed(args.threads);
   CountConfig config = count_config(args);
   const std::unique_ptr<FileJournal> journal = open_checkpoint(args);
   config.journal = journal.get();
@@ -211,7 +208,8 @@ int report_count(const CountArgs& args, const CountResult& r, const RankShares& 
       line("resumed",
            std::to_string(r.subproblems_resumed) + " subproblems from " + args.checkpoint);
     line("numa nodes", std::to_string(r.numa_nodes));
-    line("memory", "about " + format_bytes(r.memory_estimate) + " at its peak (estimated)");
+    line("memory", "about " + format_bytes(r.memory_estimate) + " (" +
+                       std::to_string(r.memory_estimate) + " bytes) at its peak (estimated)");
     if (args.verify)
       line("verified",
            !known ? "no known value for n = " + std::to_string(r.n)
@@ -235,6 +233,18 @@ int report_count(const CountArgs& args, const CountResult& r, const RankShares& 
 
 // count --algo dp: the Rivin-Zabih dynamic programme, an independent cross-check (total only).
 int run_count_dp(const CountArgs& args) {
+  // The programme runs on one thread with no kernel, journal or task list: options for the
+  // search are refused rather than silently ignored.
+  static const char* const kSearchOnly[] = {"--threads",    "--kernel",           "--split-depth",
+                                            "--checkpoint", "--checkpoint-every", "--numa",
+                                            "--task-stats", "--memory-limit",     "--progress"};
+  for (const char* option : kSearchOnly)
+    if (args.given.count(option)) {
+      print_error(std::string(option) +
+                  " does not apply to --algo dp (a single-threaded cross-check with no kernel, "
+                  "checkpoint, task stats or progress); drop it or use --algo search");
+      return 2;
+    }
   auto out = count_by_closed_lines(args.n);
   if (!out) {
     print_error(out.error().message);

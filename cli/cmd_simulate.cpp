@@ -14,17 +14,9 @@
 namespace nq::cli {
 
 int run_simulate(const SimulateArgs& args) {
-  double serial = -1;
-  try {
-    std::size_t used = 0;
-    serial = std::stod(args.serial_seconds, &used);
-    if (used != args.serial_seconds.size()) serial = -1;
-  } catch (const std::exception&) {
-    serial = -1;
-  }
+  const double serial = args.serial_seconds;  // the options table allows decimals only
   if (!(serial >= 0 && serial < 1e9)) {
-    print_error("--serial-seconds needs a number of seconds >= 0, got '" + args.serial_seconds +
-                "'");
+    print_error("--serial-seconds needs a number of seconds in 0..1e9");
     return 2;
   }
   const auto tasks = read_task_stats(args.stats);

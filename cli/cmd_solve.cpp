@@ -3,6 +3,7 @@
 // leaves a partial file.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <tbb/global_control.h>
 #include <tbb/parallel_pipeline.h>
 #include <tbb/task_arena.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/batch.hpp"
 #include "cli/commands.hpp"
 #include "cli/io/output_file.hpp"
 #include "cli/io/signal_scope.hpp"
@@ -210,6 +212,9 @@ int write_large_solution(int fd, const std::string& format, const SolveResult& r
   const SolutionText text = solution_text(format, r);
   LargeWriter out(fd);
   bool ok = out.append(text.head.data(), text.head.size());
+  // Without the cap TBB would run at most the hardware's threads (and say so on stderr).
+  tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
+                          static_cast<std::size_t>(resolve_threads(threads)));
   tbb::task_arena arena(resolve_threads(threads));
   const auto tokens = static_cast<std::size_t>(2 * arena.max_concurrency() + 2);
   const std::size_t capacity = kColumnsPerChunk * text.max_column_chars;
@@ -351,36 +356,6 @@ std::uint64_t draw_seed() {
   return ((hi << 32) | lo) & 0x7fffffffffffffffULL;
 }
 
-// Reads the --batch file: one n per line, blank lines and # comments allowed.
-bool read_batch(const std::string& path, std::vector<long long>& sizes, std::string& error) {
-  std::ifstream in(path);
-  if (!in) {
-    error = "cannot read --batch '" + path + "': " + std::strerror(errno);
-    return false;
-  }
-  std::string line;
-  for (long long number = 1; std::getline(in, line); ++number) {
-    std::string text = line.substr(0, line.find('#'));
-    const auto first = text.find_first_not_of(" \t\r");
-    if (first == std::string::npos) continue;
-    text = text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
-    long long n = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-    if (ec != std::errc{} || end != text.data() + text.size() || n < 1 || n > kMaxSolveN) {
-      error = path + ":" + std::to_string(number) + ": '" + text +
-              "' is not a board size; expected one integer in 1.." + std::to_string(kMaxSolveN) +
-              " per line";
-      return false;
-    }
-    sizes.push_back(n);
-  }
-  if (sizes.empty()) {
-    error = "--batch '" + path + "' holds no board size";
-    return false;
-  }
-  return true;
-}
-
 std::string seconds_text(double s) {
   std::ostringstream o;
   o << s;
@@ -444,6 +419,13 @@ int run_solve(const SolveArgs& args) {
     print_error("--max-tries applies to --method swap only");
     return 2;
   }
+  if (args.json && args.output.empty() && args.given.count("--format")) {
+    print_error(
+        "--format applies to the solution written to --output; with --json and no --output "
+        "stdout carries the JSON record (add --output FILE or drop --format)");
+    return 2;
+  }
+  warn_if_oversubscribed(args.threads);
 
   std::vector<long long> sizes;
   std::string error;

@@ -31,8 +31,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::map<std::string, CLI::App*> subs;
   for (const auto& c : nq::cli::commands()) subs[c.name] = app.add_subcommand(c.name, c.help);
-  for (const auto& row : nq::cli::option_table(args))
-    nq::cli::add_option_row(*subs.at(row.command), row);
+  const std::vector<nq::cli::OptionRow> rows = nq::cli::option_table(args);
+  for (const auto& row : rows) nq::cli::add_option_row(*subs.at(row.command), row);
 
   // `count` is the default command: `nqcount --n 18` means `nqcount count --n 18`.
   std::vector<std::string> words(argv + 1, argv + argc);
@@ -61,6 +61,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   args.count.argv.assign(argv, argv + argc);  // for the "resume with" hint
+  args.count.given = nq::cli::given_options(*subs["count"], rows, "count");
+  args.solve.given = nq::cli::given_options(*subs["solve"], rows, "solve");
   if (subs["count"]->parsed()) return nq::cli::run_count(args.count);
   if (subs["table"]->parsed()) return nq::cli::run_table(args.table);
   if (subs["orbit"]->parsed()) return nq::cli::run_orbit(args.orbit);

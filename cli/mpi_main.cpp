@@ -342,7 +342,8 @@ int run(int argc, char** argv, int rank, int ranks) {
       "nqcount-mpi: nqcount count across MPI ranks. Rank 0 deals subproblems to the "
       "ranks that ask, each rank counts with every thread it has, rank 0 prints.",
       "nqcount-mpi"};
-  for (const auto& row : option_table(all))
+  const std::vector<OptionRow> rows = option_table(all);
+  for (const auto& row : rows)
     if (std::strcmp(row.command, "count") == 0) add_option_row(app, row);
   std::vector<std::string> words(argv + 1, argv + argc);
   if (!words.empty() && words.front() == "count") words.erase(words.begin());
@@ -361,6 +362,7 @@ int run(int argc, char** argv, int rank, int ranks) {
     return 2;
   }
   args.argv.assign(argv, argv + argc);
+  args.given = given_options(app, rows, "count");
   if (const std::string bad = memory_limit_error(args); !bad.empty()) {
     if (rank == 0) print_error(bad);
     return 2;

@@ -1,6 +1,7 @@
 #include "cli/options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <climits>
 #include <type_traits>
 
@@ -49,7 +50,8 @@ const std::vector<Command>& commands() {
 }
 
 std::vector<OptionRow> option_table(Args& a) {
-  const long long max_threads = 1 << 16;
+  const long long max_threads = kMaxThreads;
+  const long long max_procs = 1 << 16;  // simulated workers: no thread is created
   // Help texts that quote a limit: built once, so that the rows' pointers stay valid.
   static const std::string algo_help =
       "counting algorithm: search (the engine), or dp (Rivin-Zabih dynamic programme over closed "
@@ -97,7 +99,8 @@ std::vector<OptionRow> option_table(Args& a) {
        {},
        true},
       {"count", "-t,--threads", &a.count.threads,
-       "worker threads (default: every hardware thread; more is allowed, with a warning)",
+       "worker threads, at most 4096 (default: every hardware thread; more than the hardware "
+       "threads is allowed, with a warning)",
        std::pair{1LL, max_threads}},
       {"count", "--json", &a.count.json, "print the result as one JSON object on stdout"},
       {"count", "--verify", &a.count.verify,
@@ -120,8 +123,8 @@ std::vector<OptionRow> option_table(Args& a) {
       {"solve", "-n,--n", &a.solve.n, "board size (mutually exclusive with --batch)",
        std::pair{1LL, 2'000'000'000LL}},
       {"solve", "-t,--threads", &a.solve.threads,
-       "worker threads: parallel restarts at small n, a split start-up at large n "
-       "(default: every hardware thread)",
+       "worker threads, at most 4096: parallel restarts at small n, a split start-up at large n "
+       "(default: every hardware thread; more is allowed, with a warning)",
        std::pair{1LL, max_threads}},
       {"solve", "--seed", &a.solve.seed,
        "random seed; a seed gives the same solution at any thread count (default: drawn, and "
@@ -226,12 +229,12 @@ std::vector<OptionRow> option_table(Args& a) {
        "-p,--procs",
        &a.simulate.procs,
        "simulated worker threads",
-       std::pair{1LL, max_threads},
+       std::pair{1LL, max_procs},
        {},
        true},
       {"simulate", "--node-cores", &a.simulate.node_cores,
        "cores per simulated NUMA node (the workers fill nodes of this size)",
-       std::pair{1LL, max_threads}},
+       std::pair{1LL, max_procs}},
       {"simulate", "--serial-seconds", &a.simulate.serial_seconds,
        "seconds the run spends before counting (its JSON setup_seconds), added to the "
        "prediction: the whole run's speedup (default 0: the parallel phase only)"},
@@ -260,6 +263,67 @@ std::vector<OptionRow> option_table(Args& a) {
   };
 }
 
+namespace {
+
+// Numbers are written in decimal and nothing else: CLI11 alone reads 010 as octal 8, 0x8 as hex
+// and ' 5' as 5. Whole numbers: digits, no sign, no leading zero (a lone 0 is fine); real
+// numbers: digits with an optional fraction and exponent (2.5, 1.5e-05: JSON's own numbers).
+bool strict_decimal(const std::string& text, bool fraction) {
+  std::size_t i = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+  if (i == 0 || (i > 1 && text[0] == '0')) return false;
+  if (fraction && i < text.size() && text[i] == '.') {
+    const std::size_t digits = ++i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    if (i == digits) return false;
+  }
+  if (fraction && i < text.size() && (text[i] == 'e' || text[i] == 'E')) {  // 1.5e-05
+    ++i;
+    if (i < text.size() && (text[i] == '-' || text[i] == '+')) ++i;
+    const std::size_t digits = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    if (i == digits) return false;
+  }
+  return i == text.size();
+}
+
+CLI::Validator decimal_validator(bool fraction) {
+  return CLI::Validator(
+      [fraction](std::string& text) -> std::string {
+        if (strict_decimal(text, fraction)) {
+          // A whole number must fit (CLI11 would take 99999999999999999999 as the largest).
+          long long value = 0;
+          if (fraction ||
+              std::from_chars(text.data(), text.data() + text.size(), value).ec == std::errc{})
+            return "";
+          return "'" + text + "' is too large";
+        }
+        return "'" + text + "' is not a " +
+               (fraction ? "decimal number (digits, an optional fraction and exponent: 2.5, 1e-05)"
+                         : "whole decimal number (digits only, no sign, no leading zero)");
+      },
+      "");
+}
+
+}  // namespace
+
+std::string long_flag(const char* flags) {
+  const std::string all = flags;
+  const auto comma = all.rfind(',');
+  return comma == std::string::npos ? all : all.substr(comma + 1);
+}
+
+std::set<std::string> given_options(const CLI::App& app, const std::vector<OptionRow>& rows,
+                                    const std::string& command) {
+  std::set<std::string> given;
+  for (const OptionRow& row : rows) {
+    if (command != row.command) continue;
+    const std::string name = long_flag(row.flags);
+    if (app.count(name) > 0) given.insert(name);
+  }
+  return given;
+}
+
 void add_option_row(CLI::App& app, const OptionRow& row) {
   CLI::Option* opt = std::visit(
       [&](auto* target) -> CLI::Option* {
@@ -267,7 +331,17 @@ void add_option_row(CLI::App& app, const OptionRow& row) {
         if constexpr (std::is_same_v<T, bool>) {
           return app.add_flag(row.flags, *target, row.help);
         } else {
-          return app.add_option(row.flags, *target, row.help);
+          CLI::Option* o = app.add_option(row.flags, *target, row.help);
+          o->multi_option_policy(CLI::MultiOptionPolicy::Throw);  // --n 5 --n 6: refused
+          if constexpr (std::is_integral_v<T>) o->check(decimal_validator(false));
+          if constexpr (std::is_floating_point_v<T>) o->check(decimal_validator(true));
+          if constexpr (std::is_same_v<T, std::string>)  // '' is no file, word or permutation
+            o->check(CLI::Validator(
+                [](std::string& text) -> std::string {
+                  return text.empty() ? "must not be empty" : "";
+                },
+                ""));
+          return o;
         }
       },
       row.target);

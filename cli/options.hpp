@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <variant>
@@ -15,6 +16,10 @@ class App;
 }
 
 namespace nq::cli {
+
+// The most threads --threads accepts (count, solve, topology, nqcount-mpi): far above any
+// machine we know, and low enough that creating them cannot exhaust the process's resources.
+inline constexpr int kMaxThreads = 4096;
 
 struct CountArgs {
   int n = 0;
@@ -33,6 +38,7 @@ struct CountArgs {
   std::string task_stats;  // empty: none
   // --memory-limit as typed ("8G", "512M", bytes); empty: the engine's default.
   std::string memory_limit;
+  std::set<std::string> given;  // the long names of the options on the command line
 };
 
 struct TopologyArgs {
@@ -45,9 +51,9 @@ struct SimulateArgs {
   std::string stats;  // a --task-stats file
   int procs = 0;
   int node_cores = 16;
-  std::string serial_seconds = "0";  // a count's setup_seconds, to predict the whole run
-  std::string cost = "seconds";      // or "nodes": nodes times the mean seconds per node
-  std::string order = "auto";        // largest, plan (the join's runs), auto: as the file says
+  double serial_seconds = 0;     // a count's setup_seconds, to predict the whole run
+  std::string cost = "seconds";  // or "nodes": nodes times the mean seconds per node
+  std::string order = "auto";    // largest, plan (the join's runs), auto: as the file says
   bool json = false;
 };
 
@@ -95,6 +101,7 @@ struct SolveArgs {
   long long max_tries = 0;
   double time_limit = 0;
   std::string batch;
+  std::set<std::string> given;  // the long names of the options on the command line
 };
 
 struct Args {
@@ -128,5 +135,11 @@ const std::vector<Command>& commands();
 std::vector<OptionRow> option_table(Args& args);
 // Adds one row to a CLI11 app: the flag, its help, its range or choices (nqcount, nqcount-mpi).
 void add_option_row(CLI::App& app, const OptionRow& row);
+// "--threads" of "-t,--threads".
+std::string long_flag(const char* flags);
+// The long names of `command`'s options that the parsed `app` saw (for refusing options that
+// do not apply).
+std::set<std::string> given_options(const CLI::App& app, const std::vector<OptionRow>& rows,
+                                    const std::string& command);
 
 }  // namespace nq::cli

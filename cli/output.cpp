@@ -10,6 +10,8 @@
 #include <iostream>
 #include <limits>
 
+#include "common/threads.hpp"
+
 namespace nq::cli {
 
 nlohmann::json json_count(u128 v) {
@@ -39,6 +41,13 @@ void TextLines::seconds(double s) {
 
 void print_note(const std::string& message) {
   std::cerr << "nqcount: note: " << message << "\n";
+}
+
+void warn_if_oversubscribed(int threads) {
+  const int hw = hardware_threads();
+  if (threads > hw)
+    print_warning("--threads " + std::to_string(threads) + " is more than the " +
+                  std::to_string(hw) + " hardware threads; running anyway");
 }
 
 }  // namespace nq::cli

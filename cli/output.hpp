@@ -26,6 +26,9 @@ class TextLines {
 
  private:
   std::string text_;
-};  // "nqcount: note: <message>"
+};
+
+// The warning of every command that takes --threads, when it asks for more than the hardware.
+void warn_if_oversubscribed(int threads);
 
 }  // namespace nq::cli

@@ -11,8 +11,13 @@ bool stderr_is_terminal() {
   return isatty(STDERR_FILENO) == 1;
 }
 
-ProgressLine::ProgressLine(const Monitor& monitor, bool enabled, std::chrono::milliseconds delay)
-    : monitor_(monitor), delay_(delay), start_(std::chrono::steady_clock::now()) {
+ProgressLine::ProgressLine(const Monitor& monitor, bool enabled, std::chrono::milliseconds delay,
+                           bool terminal, std::chrono::milliseconds plain_every)
+    : monitor_(monitor),
+      delay_(delay),
+      terminal_(terminal),
+      every_(terminal ? std::chrono::milliseconds(250) : plain_every),
+      start_(std::chrono::steady_clock::now()) {
   if (enabled) thread_ = std::thread([this] { loop(); });
 }
 
@@ -23,7 +28,7 @@ ProgressLine::~ProgressLine() {
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
-  if (drawn_) std::fputs("\r\033[K", stderr);
+  if (drawn_ && terminal_) std::fputs("\r\033[K", stderr);
 }
 
 void ProgressLine::loop() {
@@ -31,7 +36,7 @@ void ProgressLine::loop() {
   if (cv_.wait_for(lock, delay_, [this] { return stop_; })) return;
   while (!stop_) {
     draw(std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
-    cv_.wait_for(lock, std::chrono::milliseconds(250), [this] { return stop_; });
+    cv_.wait_for(lock, every_, [this] { return stop_; });
   }
 }
 
@@ -43,7 +48,10 @@ void ProgressLine::draw(double elapsed) {
   p.cost_total = monitor_.cost_total.load(std::memory_order_relaxed);
   p.cost_resumed = monitor_.cost_resumed.load(std::memory_order_relaxed);
   p.nodes_done = monitor_.nodes_done.load(std::memory_order_relaxed);
-  std::fprintf(stderr, "\r\033[K%s", progress_text(p, elapsed).c_str());
+  if (terminal_)
+    std::fprintf(stderr, "\r\033[K%s", progress_text(p, elapsed).c_str());
+  else
+    std::fprintf(stderr, "%s\n", progress_text(p, elapsed).c_str());
   std::fflush(stderr);
   drawn_ = true;
 }

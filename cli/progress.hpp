@@ -13,11 +13,18 @@
 
 namespace nq::cli {
 
+// Whether stderr is a terminal.
+bool stderr_is_terminal();
+
 class ProgressLine {
  public:
-  // Draws nothing during the first `delay`, so that short runs stay quiet.
+  // Draws nothing during the first `delay`, so that short runs stay quiet. On a terminal the
+  // line is redrawn in place (carriage return and erase-line) four times a second; anywhere
+  // else (a file, a pipe) it is a plain text line every `plain_every`, no escape codes.
   ProgressLine(const Monitor& monitor, bool enabled,
-               std::chrono::milliseconds delay = std::chrono::milliseconds(1000));
+               std::chrono::milliseconds delay = std::chrono::milliseconds(1000),
+               bool terminal = stderr_is_terminal(),
+               std::chrono::milliseconds plain_every = std::chrono::milliseconds(5000));
   ~ProgressLine();  // stops the thread and clears the line
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;
@@ -28,6 +35,8 @@ class ProgressLine {
 
   const Monitor& monitor_;
   std::chrono::milliseconds delay_;
+  bool terminal_;
+  std::chrono::milliseconds every_;
   std::chrono::steady_clock::time_point start_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -47,8 +56,5 @@ struct ProgressReading {
 };
 std::string progress_text(const ProgressReading& p, double elapsed_seconds);
 std::string format_duration(double seconds);  // "42s", "3m07s", "2h05m", "3d04h"
-
-// Whether stderr is a terminal.
-bool stderr_is_terminal();
 
 }  // namespace nq::cli

@@ -103,8 +103,10 @@ std::optional<Error> check_memory(std::uint64_t estimate, std::uint64_t limit) {
   const bool given = limit != 0;
   if (!given) limit = default_memory_limit();
   if (estimate <= limit) return std::nullopt;
-  return Error{"this count needs about " + format_bytes(estimate) + ", above the memory limit of " +
-               format_bytes(limit) +
+  // Exact bytes beside the rounded sizes: "8.1 MiB above 8.1 MiB" would not say why.
+  return Error{"this count needs about " + format_bytes(estimate) + " (" +
+               std::to_string(estimate) + " bytes), above the memory limit of " +
+               format_bytes(limit) + " (" + std::to_string(limit) + " bytes)" +
                (given ? " (--memory-limit)" : " (80% of this machine's memory; --memory-limit)")};
 }
 

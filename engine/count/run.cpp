@@ -22,6 +22,7 @@
 #include <optional>
 #include <span>
 
+#include "common/sanitizers.hpp"
 #include "count/cost.hpp"
 #include "count/count.hpp"
 #include "count/memory.hpp"
@@ -290,7 +291,7 @@ Plan plan_for(const CountConfig& config, const Kernel* kernel, int threads,
   const int split = config.split_rows >= 0 ? config.split_rows : default_split_rows(config.n);
   tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
                           static_cast<std::size_t>(threads));
-  tbb::task_arena arena(threads);
+  tbb::task_arena arena(NQ_TSAN ? 1 : threads);  // under TSan: no TBB hand-overs
   Plan plan;
   arena.execute([&] {
     switch (kernel->plan) {
@@ -450,12 +451,19 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
   // Everything up to here ran before any counting: the serial part of the run.
   result.setup_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  for (std::size_t a = 0; a < nodes; ++a)
-    arenas[a].execute([&, a] {
-      for (std::size_t w = layout.worker_begin[a]; w < layout.worker_begin[a + 1]; ++w)
-        groups[a].run([&, w] { work(work_ranges, w, counter, monitor, tallies[w]); });
-    });
-  for (std::size_t a = 0; a < nodes; ++a) arenas[a].execute([&, a] { groups[a].wait(); });
+  if (NQ_TSAN) {  // the same workers on threads TSan sees start and join (sanitizers.hpp)
+    std::vector<std::thread> workers;
+    for (std::size_t w = 0; w < layout.workers(); ++w)
+      workers.emplace_back([&, w] { work(work_ranges, w, counter, monitor, tallies[w]); });
+    for (std::thread& t : workers) t.join();
+  } else {
+    for (std::size_t a = 0; a < nodes; ++a)
+      arenas[a].execute([&, a] {
+        for (std::size_t w = layout.worker_begin[a]; w < layout.worker_begin[a + 1]; ++w)
+          groups[a].run([&, w] { work(work_ranges, w, counter, monitor, tallies[w]); });
+      });
+    for (std::size_t a = 0; a < nodes; ++a) arenas[a].execute([&, a] { groups[a].wait(); });
+  }
 
   Partial sum;
   for (std::size_t a = 0; a < nodes; ++a) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
+#include <cmath>
 #include <fstream>
 #include <iomanip>
 #include <numeric>
@@ -248,37 +250,102 @@ std::string format_task_stats(std::span<const TaskStat> tasks) {
   return csv.str();
 }
 
+namespace {
+
+bool all_digits(std::string_view f) {
+  return !f.empty() && std::all_of(f.begin(), f.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+template <typename T>
+bool parse_whole(std::string_view f, T& value) {
+  if (!all_digits(f)) return false;
+  const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), value);
+  return ec == std::errc{} && end == f.data() + f.size();
+}
+
+// A non-negative finite decimal as the count writes it: 0.25, 3, 1.5e-05 (no sign in front,
+// no spaces, no inf or nan).
+bool parse_real(std::string_view f, double& value) {
+  if (f.empty() || f[0] < '0' || f[0] > '9') return false;
+  const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), value);
+  return ec == std::errc{} && end == f.data() + f.size() && std::isfinite(value) && value >= 0;
+}
+
+}  // namespace
+
 Expected<std::vector<TaskStat>> read_task_stats(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) return Error{"cannot read task stats '" + path + "'"};
-  std::string line;
-  if (!std::getline(in, line) || line.rfind(kTaskStatsHeaderWithoutOrder, 0) != 0)
-    return Error{"'" + path + "' is not a --task-stats file (expected the header '" +
-                 std::string(kTaskStatsHeader) + "')"};
-  const bool has_order = line.rfind(kTaskStatsHeader, 0) == 0;
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return Error{"cannot read task stats '" + path + "'"};
+  return parse_task_stats(text.str(), path);
+}
+
+Expected<std::vector<TaskStat>> parse_task_stats(std::string_view text, const std::string& name) {
   std::vector<TaskStat> tasks;
-  int row = 1;
-  while (std::getline(in, line)) {
-    ++row;
+  std::vector<long long> line_of;  // each task's line, for the messages
+  bool has_order = false;
+  std::size_t at = 0;
+  for (long long row = 1; at < text.size(); ++row) {
+    const std::size_t eol = text.find('\n', at);
+    const std::string_view line =
+        text.substr(at, eol == std::string_view::npos ? std::string_view::npos : eol - at);
+    at = eol == std::string_view::npos ? text.size() : eol + 1;
+    const std::string where = "'" + name + "' line " + std::to_string(row) + ": ";
+    if (line.find('\r') != std::string_view::npos)
+      return Error{where + "carriage return (CRLF line ends?): rows end with a newline only"};
+    if (row == 1) {
+      if (line != kTaskStatsHeader && line != kTaskStatsHeaderWithoutOrder)
+        return Error{"'" + name + "' is not a --task-stats file (expected the header '" +
+                     std::string(kTaskStatsHeader) + "')"};
+      has_order = line == kTaskStatsHeader;
+      continue;
+    }
     if (line.empty()) continue;
-    std::istringstream fields(line);
+    std::vector<std::string_view> fields;
+    for (std::size_t from = 0;;) {
+      const std::size_t comma = line.find(',', from);
+      fields.push_back(line.substr(
+          from, comma == std::string_view::npos ? std::string_view::npos : comma - from));
+      if (comma == std::string_view::npos) break;
+      from = comma + 1;
+    }
     TaskStat t;
-    char c1 = 0, c2 = 0, c3 = 0;
-    char c4 = ',';
-    int order = 0;
-    if (!(fields >> t.id >> c1 >> t.nodes >> c2 >> t.seconds >> c3 >> t.estimate) || c1 != ',' ||
-        c2 != ',' || c3 != ',' || t.seconds < 0 || t.estimate < 0 ||
-        (has_order && (!(fields >> c4 >> order) || c4 != ',' || (order != 0 && order != 1))))
-      return Error{"'" + path + "' line " + std::to_string(row) + ": expected '" +
-                   std::string(has_order ? kTaskStatsHeader : kTaskStatsHeaderWithoutOrder) +
-                   "' with non-negative numbers" + (has_order ? " and plan_order 0 or 1" : "")};
-    t.plan_order = order == 1;
+    const std::size_t columns = has_order ? 5 : 4;
+    const bool ok = fields.size() == columns && parse_whole(fields[0], t.id) &&
+                    parse_whole(fields[1], t.nodes) && parse_real(fields[2], t.seconds) &&
+                    parse_real(fields[3], t.estimate) &&
+                    (!has_order || fields[4] == "0" || fields[4] == "1");
+    if (!ok)
+      return Error{where + "expected " +
+                   (has_order ? "'id,nodes,seconds,estimate,plan_order': whole numbers id and "
+                                "nodes, non-negative decimals seconds and estimate, plan_order 0 "
+                                "or 1"
+                              : "'id,nodes,seconds,estimate': whole numbers id and nodes, "
+                                "non-negative decimals seconds and estimate") +
+                   ", no spaces, signs or extra fields"};
+    t.plan_order = has_order && fields[4] == "1";
     tasks.push_back(t);
+    line_of.push_back(row);
   }
-  if (tasks.empty()) return Error{"'" + path + "' has no task rows"};
-  std::sort(tasks.begin(), tasks.end(),
-            [](const TaskStat& a, const TaskStat& b) { return a.id < b.id; });
-  return tasks;
+  if (text.empty())
+    return Error{"'" + name + "' is not a --task-stats file (expected the header '" +
+                 std::string(kTaskStatsHeader) + "')"};
+  if (tasks.empty()) return Error{"'" + name + "' has no task rows"};
+  std::vector<std::size_t> order(tasks.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return tasks[a].id < tasks[b].id; });
+  for (std::size_t k = 1; k < order.size(); ++k)
+    if (tasks[order[k]].id == tasks[order[k - 1]].id)
+      return Error{"'" + name + "': task id " + std::to_string(tasks[order[k]].id) +
+                   " appears twice (rows " + std::to_string(line_of[order[k - 1]]) + " and " +
+                   std::to_string(line_of[order[k]]) + ")"};
+  std::vector<TaskStat> sorted;
+  sorted.reserve(tasks.size());
+  for (std::size_t k : order) sorted.push_back(tasks[k]);
+  return sorted;
 }
 
 }  // namespace nq

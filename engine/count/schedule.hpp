@@ -198,7 +198,13 @@ inline constexpr std::string_view kTaskStatsHeaderWithoutOrder = "id,nodes,secon
 // significant digits).
 std::string format_task_stats(std::span<const TaskStat> tasks);
 
-// Reads a --task-stats file (either header; rows in any order), sorted by id.
+// Reads a --task-stats CSV (header "id,nodes,seconds,estimate,plan_order", the last column 0 or
+// 1; files without it, from before it, read as largest-first runs; rows in any order).
+// Strict: every field is plain decimal (ids and nodes whole numbers, no sign, no spaces), ids
+// are distinct, a row has exactly the header's columns; a malformed row is refused with its line
+// number (CRLF line ends included).
 Expected<std::vector<TaskStat>> read_task_stats(const std::string& path);
+// The same on a file's text; `name` is what the messages call it.
+Expected<std::vector<TaskStat>> parse_task_stats(std::string_view text, const std::string& name);
 
 }  // namespace nq

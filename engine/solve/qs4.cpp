@@ -253,6 +253,12 @@ std::uint64_t repair_step_limit(std::uint32_t n) {
   return 8ULL * n + 1000;
 }
 
+// Min-conflict starts from a random permutation, where about half the queens are attacked:
+// its repair needs far more steps than QS4's few dozen leftovers.
+std::uint64_t minconflict_step_limit(std::uint32_t n) {
+  return 64ULL * n + 1000;
+}
+
 // Rows not used yet, kept Fisher-Yates style: rows[used, size) are free. Every QS4 start-up
 // (the plain one, the leftover pass, the last queens) draws a random free row and takes it.
 struct FreeRows {
@@ -726,7 +732,7 @@ AttemptOutcome minconflict_attempt(const AttemptOptions& o, Permutation& rows,
     if (repair.attacked(i)) attacked.push_back(i);
   stats.conflict_free = o.n - attacked.size();
   stats.repaired = attacked.size();
-  return repair.run(std::move(attacked), repair_step_limit(o.n), stop, stats);
+  return repair.run(std::move(attacked), minconflict_step_limit(o.n), stop, stats);
 }
 
 AttemptOutcome swap_attempt(const AttemptOptions& o, Permutation& rows, const StopSignal& stop,

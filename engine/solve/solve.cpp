@@ -14,6 +14,7 @@
 // start-up instead (qs4 only; the other methods are for comparison at small n).
 #include "solve/solve.hpp"
 
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
@@ -37,9 +38,9 @@ constexpr SolveMethodInfo kSolveMethods[] = {
     {SolveMethod::qs4, "qs4", "QS4 with a thread-split start-up"},
     {SolveMethod::qs4_plain, "qs4-plain",
      "the single-threaded textbook QS4, the benchmark baseline"},
-    {SolveMethod::minconflict, "minconflict", "random attacked-queen swaps with restarts"},
+    {SolveMethod::minconflict, "minconflict", "random attacked-queen swaps with restarts; n <= 4000000"},
     {SolveMethod::swap, "swap",
-     "random-pair swap hill climbing, restarted after --max-tries failed tries"},
+     "random-pair swap hill climbing, restarted after --max-tries failed tries; n <= 300000"},
 };
 
 }  // namespace
@@ -90,6 +91,7 @@ struct Race {
   bool has_deadline;
   std::chrono::steady_clock::time_point deadline;
   std::atomic<bool> timed_out{false};
+  std::atomic<std::uint64_t> failed_attempts{0};  // attempts that ended without a solution
   std::uint64_t last_accepted = 0;  // many(): index of the last attempt whose solution was kept
 
   bool modular_by_construction(std::uint64_t k) const {
@@ -136,7 +138,9 @@ struct Race {
         Permutation rows;
         for (std::uint64_t k = w; k < winner.load(); k += workers) {
           if (out_of_time()) return;
-          if (attempt(k, rows, &winner) != AttemptOutcome::solved) continue;
+          const AttemptOutcome outcome = attempt(k, rows, &winner);
+          if (outcome == AttemptOutcome::failed) failed_attempts.fetch_add(1);
+          if (outcome != AttemptOutcome::solved) continue;
           std::lock_guard<std::mutex> hold(lock);
           if (k < winner.load()) {
             winner.store(k);
@@ -210,6 +214,16 @@ Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor) {
   if (config.max_tries > 0 && config.method != SolveMethod::swap)
     return Error{"--max-tries applies to --method swap only"};
   if (config.time_limit_seconds < 0) return Error{"--time-limit must not be negative"};
+  if (config.method == SolveMethod::minconflict && config.n > kMaxMinconflictN)
+    return Error{"--method minconflict solves up to n = " + std::to_string(kMaxMinconflictN) +
+                 " (about 35 s there, 3 s at n = 10^6: its random start leaves many queens "
+                 "attacked, and n = 10^7 did not finish in a minute); use --method qs4 for n = " +
+                 std::to_string(config.n)};
+  if (config.method == SolveMethod::swap && config.n > kMaxSwapN)
+    return Error{"--method swap solves up to n = " + std::to_string(kMaxSwapN) +
+                 " (about 25 s there; it tries random pairs, of which fewer and fewer help, and "
+                 "did not finish n = 10^6 in a minute); use --method qs4 for n = " +
+                 std::to_string(config.n)};
   if (config.modular && std::gcd(config.n, std::int64_t{6}) != 1)
     return Error{
         "--modular needs gcd(n, 6) = 1 (n not divisible by 2 or 3): a modular "
@@ -243,17 +257,22 @@ Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor) {
     race.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                 std::chrono::duration<double>(config.time_limit_seconds));
 
+  // TBB runs at most the hardware's threads unless told otherwise (and warns on stderr):
+  // --threads above the hardware is honoured, as in count.
+  tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
+                          static_cast<std::size_t>(result.threads));
   tbb::task_arena arena(result.threads);
   std::vector<Permutation> found;
   arena.execute([&] {
     if (n == 1) {
-      found.push_back(Permutation{0});
-      result.status = SolveStatus::found;
+      found.push_back(Permutation{0});  // the only solution there is
+      result.status = config.solutions == 1 ? SolveStatus::found : SolveStatus::exhausted;
     } else if (config.solutions == 1) {
       Permutation best;
       const std::uint64_t k = race.first(best);
       if (k == std::numeric_limits<std::uint64_t>::max()) {
         result.status = race.out_of_time_status();
+        result.restarts = race.failed_attempts.load();
       } else {
         result.restarts = k;
         result.status = SolveStatus::found;
@@ -267,7 +286,8 @@ Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor) {
         result.modular_route =
             race.modular_by_construction(race.last_accepted) ? "construction" : "search";
     }
-    result.verified = true;
+    // `verified` speaks of what is returned as the answer: nothing is, unless it was found.
+    result.verified = result.status == SolveStatus::found && !found.empty();
     for (const Permutation& p : found)
       result.verified = result.verified && verify_solution(p.data(), p.size(), config.modular);
   });

@@ -20,6 +20,15 @@ namespace nq {
 // The largest board `solve` accepts: 32-bit rows, diagonal indices below 2^32.
 inline constexpr std::int64_t kMaxSolveN = 2'000'000'000;
 
+// The largest boards the comparison methods are run on: beyond them they do not finish in
+// reasonable time, and `solve` refuses them rather than search for minutes in vain. Measured
+// (one thread, this project's 2-core machine, seed 1): minconflict n = 10^6 in 3.3 s,
+// 2 * 10^6 in 12 s, 4 * 10^6 in 34 s, n = 10^7 not within 60 s (random accesses to 2n diagonal
+// counters); swap n = 10^5 in 2.6 s, 3 * 10^5 in 23 s, n = 10^6 not within 60 s (random
+// pairs: near the end few of them help).
+inline constexpr std::int64_t kMaxMinconflictN = 4'000'000;
+inline constexpr std::int64_t kMaxSwapN = 300'000;
+
 enum class SolveMethod {
   qs4,          // QS4 with the cache-blocked, thread-split start-up (the default)
   qs4_plain,    // textbook single-threaded QS4: the baseline scripts/bench-solve compares with

@@ -115,6 +115,12 @@ TEST(Mpi, CheckpointsAreSharedWithNqcount) {
 
 TEST(Mpi, BadInputAndForeignJournalsExitTwo) {
   EXPECT_EQ(mpi(2, "--n 0").status, 2);
+  // The options table's rules hold here too: --threads at most 4096, decimal numbers only.
+  for (const char* bad : {"--n 8 --threads 4097", "--n 010", "--n 8 --n 9"}) {
+    const Outcome b = mpi(1, bad);
+    EXPECT_EQ(b.status, 2) << bad << ": " << b.err;
+    EXPECT_NE(b.err.find("nqcount: error: --"), std::string::npos) << bad << ": " << b.err;
+  }
   const std::string journal = temp_path("n11.ckpt");
   ASSERT_EQ(nqcount("--n 11 --checkpoint " + journal).status, 0);
   const Outcome r = mpi(2, "--n 12 --checkpoint " + journal);

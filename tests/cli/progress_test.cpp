@@ -1,7 +1,16 @@
 // The progress line's text: percent weighted by estimated cost, ETA from this run's own pace.
 #include "cli/progress.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <thread>
+
+#include "common/types.hpp"
 
 namespace nq::cli {
 namespace {
@@ -58,6 +67,36 @@ TEST(Progress, DurationsReadNaturally) {
   EXPECT_EQ(format_duration(2 * 3600 + 5 * 60 + 10), "2h05m");
   EXPECT_EQ(format_duration(3 * 86400 + 4 * 3600), "3d04h");
   EXPECT_EQ(format_duration(-1), "?");
+}
+
+// Progress into a file (stderr not a terminal, as under ctest): plain lines, no escape codes.
+TEST(Progress, AFileGetsPlainLinesWithoutEscapeCodes) {
+  ASSERT_FALSE(stderr_is_terminal()) << "run this test with stderr redirected";
+  const std::string path = ::testing::TempDir() + "nq_progress_" + std::to_string(getpid());
+  std::fflush(stderr);
+  const int saved = dup(STDERR_FILENO);
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ASSERT_GE(fd, 0);
+  dup2(fd, STDERR_FILENO);
+  close(fd);
+  {
+    Monitor monitor;
+    monitor.subproblems_total = 10;
+    monitor.subproblems_done = 4;
+    ProgressLine line(monitor, true, std::chrono::milliseconds(0));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::fflush(stderr);
+  dup2(saved, STDERR_FILENO);
+  close(saved);
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::remove(path.c_str());
+  EXPECT_TRUE(has(text, "4/10 subproblems")) << text;
+  EXPECT_EQ(text.find('\033'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\r'), std::string::npos) << text;
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
 }
 
 }  // namespace

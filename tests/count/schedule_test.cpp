@@ -388,5 +388,34 @@ TEST(Simulator, ReadsBackTheTaskStatsItsWriterFormats) {
   }
 }
 
+// Malformed rows are refused, each with the number of its line (the header is line 1).
+TEST(Simulator, RefusesMalformedRowsWithTheLineNumber) {
+  const std::string head = "id,nodes,seconds,estimate,plan_order\n";
+  const std::string good = "0,10,0.5,7,0\n";
+  struct Case {
+    const char* row;
+    const char* why;
+  };
+  for (const Case& c :
+       {Case{"1,-10,0.5,7,0\n", "negative nodes"}, Case{"-1,10,0.5,7,0\n", "negative id"},
+        Case{"0,10,0.5,7,0\n", "duplicate id"}, Case{"1,10,0.5,7,0junk\n", "trailing garbage"},
+        Case{"1,10,0.5,7,0,9\n", "an extra field"}, Case{"1,10,0.5,7,0\r\n", "CRLF"},
+        Case{"1, 10,0.5,7,0\n", "a padded field"}, Case{" 1,10,0.5,7,0\n", "a leading space"},
+        Case{"1,+10,0.5,7,0\n", "a plus sign"}, Case{"1,0x10,0.5,7,0\n", "hexadecimal"},
+        Case{"1,10,inf,7,0\n", "infinite seconds"}, Case{"1,10,nan,7,0\n", "not a number"},
+        Case{"1,10,0.5,7\n", "a missing field"},
+        Case{"4294967296,10,0.5,7,0\n", "an id above 32 bits"}}) {
+    const auto r = parse_task_stats(head + good + c.row, "stats.csv");
+    ASSERT_FALSE(r.ok()) << c.why;
+    const bool names_line = r.error().message.find("line 3") != std::string::npos ||
+                            r.error().message.find("rows 2 and 3") != std::string::npos;
+    EXPECT_TRUE(names_line) << c.why << ": " << r.error().message;
+  }
+  EXPECT_FALSE(parse_task_stats("id,nodes,seconds,estimate,plan_order\r\n0,1,1,1,0\n", "f").ok());
+  const auto fine = parse_task_stats(head + good + "1,3,1.5e-05,2,0\n", "stats.csv");
+  ASSERT_TRUE(fine.ok()) << fine.error().message;
+  EXPECT_DOUBLE_EQ((*fine)[1].seconds, 1.5e-05);
+}
+
 }  // namespace
 }  // namespace nq

@@ -184,6 +184,47 @@ TEST(Solve, TimeLimitStopsCleanly) {
   EXPECT_TRUE(r.solutions.empty());
 }
 
+// `verified` speaks of the answer: a run that found nothing (or too little) is not verified,
+// and the attempts it spent are counted.
+TEST(Solve, FailedRunsAreNotVerifiedAndCountTheirRestarts) {
+  SolveConfig c = config(60, SolveMethod::swap);
+  c.max_tries = 1;  // every attempt gives up at its first failed swap
+  c.time_limit_seconds = 0.3;
+  const auto timed = run(c);
+  EXPECT_EQ(timed.status, SolveStatus::time_limit);
+  EXPECT_FALSE(timed.verified);
+  EXPECT_GT(timed.restarts, 10u);
+
+  c = config(8);
+  c.solutions = 93;  // n = 8 has 92
+  const auto few = run(c);
+  EXPECT_EQ(few.status, SolveStatus::exhausted);
+  EXPECT_EQ(few.solutions.size(), 92u);
+  EXPECT_FALSE(few.verified);
+
+  c = config(1);
+  c.solutions = 2;  // n = 1 has one
+  const auto one = run(c);
+  EXPECT_EQ(one.status, SolveStatus::exhausted);
+  EXPECT_FALSE(one.verified);
+}
+
+// minconflict reaches large boards (its repair once gave up from n = 10^4 up); both comparison
+// methods refuse boards beyond their measured range, saying why and what to use.
+TEST(Solve, ComparisonMethodsReachTheirRangeAndRefuseBeyondIt) {
+  const auto r = run(config(20000, SolveMethod::minconflict, 1, 1));
+  ASSERT_EQ(r.status, SolveStatus::found);
+  EXPECT_TRUE(is_solution(r.solutions.at(0)));
+  EXPECT_EQ(r.restarts, 0u);
+  for (const auto& [method, limit] : {std::pair{SolveMethod::minconflict, nq::kMaxMinconflictN},
+                                      std::pair{SolveMethod::swap, nq::kMaxSwapN}}) {
+    const auto refused = nq::solve(config(limit + 1, method));
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("use --method qs4"), std::string::npos)
+        << refused.error().message;
+  }
+}
+
 TEST(Solve, CancelStops) {
   nq::Monitor monitor;
   monitor.cancel = true;

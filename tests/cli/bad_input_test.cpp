@@ -1,0 +1,249 @@
+// The bad-input table: every command, every option with a value, given a missing, empty,
+// negative, huge, non-numeric (or unknown word) and duplicated value. Each case must end with
+// exit 2, exactly one line "nqcount: error: ..." on stderr, nothing on stdout, no crash, and
+// nothing written: it runs in an empty folder, which must stay empty. The cases are generated
+// from the table below; a check against each command's --help keeps the table complete.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/cli_runner.hpp"
+
+namespace {
+
+using nq::test::nqcount;
+using nq::test::Outcome;
+using nq::test::shell;
+using nq::test::temp_path;
+
+enum class Kind {
+  integer,  // an int option: 2^31 is too large
+  wide,     // a long long option
+  real,     // a decimal number
+  word,     // one of a list of words
+  path,     // a file name
+  text,     // free text parsed by the command (permutations, sizes)
+  flag,     // no value: listed only to keep the table complete
+};
+
+struct Opt {
+  std::string flag;  // "" for the positional argument
+  Kind kind;
+  std::string valid;  // a value the command accepts (duplicated in the duplicate case)
+  bool required = false;
+};
+
+struct Cmd {
+  std::string name;
+  std::vector<Opt> options;
+};
+
+// The stats file simulate reads: outside the folder the cases run in.
+const std::string& stats_file() {
+  static const std::string path = [] {
+    const std::string p = temp_path("bad_input_stats.csv");
+    std::ofstream(p) << "id,nodes,seconds,estimate,plan_order\n0,10,0.5,7,0\n1,20,0.25,9,0\n";
+    return p;
+  }();
+  return path;
+}
+
+const std::vector<Cmd>& table() {
+  static const std::vector<Cmd> commands{
+      {"count",
+       {{"--n", Kind::integer, "8", true},
+        {"--threads", Kind::integer, "1"},
+        {"--kernel", Kind::word, "scalar"},
+        {"--split-depth", Kind::integer, "2"},
+        {"--algo", Kind::word, "search"},
+        {"--checkpoint", Kind::path, "ck.bin"},
+        {"--checkpoint-every", Kind::integer, "5"},
+        {"--numa", Kind::word, "off"},
+        {"--task-stats", Kind::path, "stats.csv"},
+        {"--memory-limit", Kind::text, "1G"},
+        {"--json", Kind::flag, ""},
+        {"--verify", Kind::flag, ""},
+        {"--progress", Kind::flag, ""},
+        {"--no-progress", Kind::flag, ""}}},
+      {"solve",
+       {{"--n", Kind::integer, "8", true},
+        {"--threads", Kind::integer, "1"},
+        {"--seed", Kind::wide, "7"},
+        {"--method", Kind::word, "qs4"},
+        {"--solutions", Kind::integer, "2"},
+        {"--format", Kind::word, "perm"},
+        {"--output", Kind::path, "out.txt"},
+        {"--max-tries", Kind::wide, "100"},
+        {"--time-limit", Kind::real, "5"},
+        {"--batch", Kind::path, "sizes.txt"},
+        {"--modular", Kind::flag, ""},
+        {"--json", Kind::flag, ""}}},
+      {"table", {{"--n", Kind::integer, "8"}, {"--json", Kind::flag, ""}}},
+      {"orbit", {{"--perm", Kind::text, "2,4,1,3", true}, {"--json", Kind::flag, ""}}},
+      {"edit",
+       {{"--perm", Kind::text, "2,4,1,3", true},
+        {"--inc", Kind::text, "0.5,0.5"},
+        {"--del", Kind::text, "1,2"},
+        {"--mov", Kind::text, "1,2,0.5,0.5"},
+        {"--json", Kind::flag, ""}}},
+      {"orbits",
+       {{"--n", Kind::integer, "6", true},
+        {"--method", Kind::word, "enumerate"},
+        {"--json", Kind::flag, ""}}},
+      {"list",
+       {{"--n", Kind::integer, "6", true},
+        {"--format", Kind::word, "perm"},
+        {"--limit", Kind::integer, "2"},
+        {"--unique", Kind::flag, ""}}},
+      {"topology",
+       {{"--threads", Kind::integer, "2"},
+        {"--numa", Kind::word, "off"},
+        {"--json", Kind::flag, ""}}},
+      {"simulate",
+       {{"", Kind::path, stats_file(), true},
+        {"--procs", Kind::integer, "2", true},
+        {"--node-cores", Kind::integer, "2"},
+        {"--serial-seconds", Kind::real, "0.5"},
+        {"--cost", Kind::word, "nodes"},
+        {"--order", Kind::word, "plan"},
+        {"--json", Kind::flag, ""}}},
+  };
+  return commands;
+}
+
+std::string quoted(const std::string& word) {
+  return "'" + word + "'";
+}
+
+// The command's required options with valid values, all but `except`.
+std::string base(const Cmd& c, const Opt* except) {
+  std::string line = c.name;
+  for (const Opt& o : c.options) {
+    if (!o.required || &o == except) continue;
+    line.append(" ");
+    if (!o.flag.empty()) line.append(o.flag).append(" ");
+    line.append(o.valid);
+  }
+  return line;
+}
+
+// Every bad case of one option: the arguments after the command's name and base.
+std::vector<std::string> bad_values(const Opt& o) {
+  const std::string f = o.flag.empty() ? "" : o.flag + " ";
+  std::vector<std::string> cases;
+  if (o.kind == Kind::flag) return cases;
+  if (!o.flag.empty()) cases.push_back(o.flag);  // missing value (last on the line)
+  cases.push_back(f + "''");                     // empty
+  switch (o.kind) {
+    case Kind::integer:
+      cases.push_back(f + "2147483648");  // above int
+      [[fallthrough]];
+    case Kind::wide:
+      for (const char* v : {"-1", "-0", "99999999999999999999", "abc", "1.5", "1e3", "0x10", "010",
+                            "' 8'", "+8", "8abc"})
+        cases.push_back(f + v);
+      break;
+    case Kind::real:
+      for (const std::string& v :
+           {std::string("-1"), std::string("-0.5"), std::string(400, '9'), std::string("abc"),
+            std::string("nan"), std::string("inf"), std::string("1e"), std::string("0x10"),
+            std::string(" 1"), std::string("+1")})
+        cases.push_back(f + quoted(v));
+      break;
+    case Kind::word:
+      for (const char* v : {"nonsense", "-1", "99999999999999999999"}) cases.push_back(f + v);
+      break;
+    case Kind::text:
+      for (const char* v : {"-1", "abc", "99999999999999999999", "-1,2", "a,b"})
+        cases.push_back(f + v);
+      break;
+    case Kind::path:
+    case Kind::flag:
+      break;
+  }
+  if (!o.flag.empty()) cases.push_back(f + o.valid + " " + f + o.valid);  // duplicated
+  return cases;
+}
+
+void expect_refused(const std::string& args) {
+  const std::string dir = temp_path("bad_input_dir");
+  std::filesystem::create_directory(dir);
+  const Outcome r = shell("cd " + dir + " && exec " + std::string(NQCOUNT_BIN) + " " + args);
+  EXPECT_EQ(r.status, 2) << args << ": " << r.err;
+  EXPECT_EQ(r.err.rfind("nqcount: error: ", 0), 0u) << args << ": " << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+  EXPECT_TRUE(r.out.empty()) << args << ": " << r.out;
+  EXPECT_TRUE(std::filesystem::is_empty(dir)) << args << " wrote into the working folder";
+  std::filesystem::remove_all(dir);
+}
+
+class BadInput : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BadInput, EveryBadValueOfEveryOptionIsRefusedCleanly) {
+  const auto& commands = table();
+  const auto it = std::find_if(commands.begin(), commands.end(),
+                               [&](const Cmd& c) { return c.name == GetParam(); });
+  ASSERT_NE(it, commands.end());
+  std::size_t cases = 0;
+  for (const Opt& o : it->options) {
+    if (o.required) {  // the option left out altogether
+      expect_refused(base(*it, &o));
+      ++cases;
+    }
+    for (const std::string& bad : bad_values(o)) {
+      expect_refused(base(*it, &o) + " " + bad);
+      ++cases;
+    }
+  }
+  EXPECT_GT(cases, 0u);
+}
+
+// The table names every option that the command's --help lists.
+TEST_P(BadInput, TableCoversEveryOptionOfTheHelp) {
+  const auto& commands = table();
+  const auto it = std::find_if(commands.begin(), commands.end(),
+                               [&](const Cmd& c) { return c.name == GetParam(); });
+  ASSERT_NE(it, commands.end());
+  const Outcome help = nqcount(GetParam() + " --help");
+  ASSERT_EQ(help.status, 0);
+  std::set<std::string> listed;
+  for (const Opt& o : it->options) listed.insert(o.flag);
+  // An option's line: indented, an optional short flag, then the long one.
+  const std::regex flag("^ +(-[a-z],)?(--[a-z][a-z-]*)");
+  std::size_t seen = 0;
+  std::istringstream lines(help.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, flag)) continue;
+    const std::string name = m[2];
+    if (name == "--help") continue;
+    ++seen;
+    EXPECT_TRUE(listed.count(name)) << GetParam() << ": " << name << " is not in the table";
+  }
+  EXPECT_GT(seen, 0u) << help.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Commands, BadInput,
+                         ::testing::Values("count", "solve", "table", "orbit", "edit", "orbits",
+                                           "list", "topology", "simulate"));
+
+// With no command word the count is meant: the same checks hold.
+TEST(BadInputDefault, TheDefaultCommandRefusesToo) {
+  expect_refused("");
+  expect_refused("--n");
+  expect_refused("--n ''");
+  expect_refused("--n 010");
+  expect_refused("--n 8 --n 8");
+  expect_refused("--no-such-option");
+  expect_refused("no-such-command");
+}
+
+}  // namespace
