@@ -29,6 +29,9 @@ const std::vector<Command>& commands() {
        "List every orbit of the n-queens solutions (canonical form and size), by "
        "enumeration or by the paper's algebraic growth from n-1, and check the orbit "
        "signatures."},
+      {"group",
+       "Print the 8x8 multiplication table of the permutation operations po1..po8 (the D4 "
+       "group acting on solutions); row f, column g holds f∘g: apply g first, then f."},
       {"list",
        "Stream every solution (or one canonical representative per orbit), one per line, "
        "in lexicographic order."},
@@ -87,6 +90,16 @@ std::vector<OptionRow> option_table(Args& a) {
        "top rows fixed to split each canonical class into more, smaller subproblems (default: by "
        "n)",
        std::pair{0LL, 6LL}},
+      {"count",
+       "--order",
+       &a.count.order,
+       "backtracking row order: rows (top to bottom, every kernel) or fewest (the open row with "
+       "the fewest free squares next; scalar kernel only)",
+       std::nullopt,
+       {"rows", "fewest"}},
+      {"count", "--lookahead", &a.count.lookahead,
+       "prune a branch as soon as some open row has no free square (scalar kernel only; "
+       "refused with join, avx2, avx512 and reference)"},
       {"count", "--algo", &a.count.algo, algo_help.c_str(), std::nullopt, {"search", "dp"}},
       {"count", "--checkpoint", &a.count.checkpoint,
        "journal of finished subproblems: created if missing, resumed if it exists (same n, "
@@ -109,9 +122,20 @@ std::vector<OptionRow> option_table(Args& a) {
        &a.solve.method,
        "qs4 (default), qs4-plain (the single-threaded textbook QS4, the benchmark baseline), "
        "minconflict (random attacked-queen swaps with restarts), swap (random-pair swap hill "
-       "climbing, restarted after --max-tries failed tries)",
+       "climbing, restarted after --max-tries failed tries), blnq (Candia & Astudillo's swap "
+       "hill climbing: a fixed --budget of neighbours, no restart, statistics over --runs)",
        std::nullopt,
-       {"qs4", "qs4-plain", "minconflict", "swap"}},
+       {"qs4", "qs4-plain", "minconflict", "swap", "blnq"}},
+      {"solve", "--ldpc", &a.solve.ldpc,
+       "J,K (with --modular): write the LDPC parity-check matrix H of J x K blocks, each the "
+       "solution's Q-matrix with its columns shifted cyclically by j*k, as a MatrixMarket pattern "
+       "to --output (default stdout), and report its row and column weights and 4-cycles (exit "
+       "1 if any)"},
+      {"solve", "--budget", &a.solve.budget,
+       "--method blnq: neighbours examined per run, L: n2 (n^2, the default), 3n, or a number"},
+      {"solve", "--runs", &a.solve.runs,
+       "--method blnq: independent runs, each from its own random start (default 1)",
+       std::pair{1LL, 1'000'000LL}},
       {"solve", "--solutions", &a.solve.solutions, "how many distinct solutions (default 1)",
        std::pair{1LL, 1'000'000LL}},
       {"solve", "--modular", &a.solve.modular,
@@ -143,8 +167,8 @@ std::vector<OptionRow> option_table(Args& a) {
       {"orbit",
        "-p,--perm",
        &a.orbit.perm,
-       "the permutation, 1-based and comma-separated: p_i is the row of the queen in column i "
-       "(e.g. 2,4,1,3)",
+       "the permutation, 1-based: p_i is the row of the queen in column i; separated by commas "
+       "or spaces, optionally in parentheses: 2,4,1,3 or '2 4 1 3' or '(2, 4, 1, 3)'",
        std::nullopt,
        {},
        true},
@@ -152,7 +176,7 @@ std::vector<OptionRow> option_table(Args& a) {
       {"edit",
        "-p,--perm",
        &a.edit.perm,
-       "the permutation, 1-based and comma-separated",
+       "the permutation, 1-based, as for orbit: 2,4,1,3 or '2 4 1 3' or '(2, 4, 1, 3)'",
        std::nullopt,
        {},
        true},
@@ -175,6 +199,12 @@ std::vector<OptionRow> option_table(Args& a) {
        method_help.c_str(),
        std::nullopt,
        {"enumerate", "algebraic"}},
+      {"group", "--json", &a.group.json,
+       "print the elements and the table (table[f][g] = f∘g) as one JSON object"},
+      {"orbits", "--graph", &a.orbits.graph,
+       "FILE (--method algebraic): write the growth graph, one node per orbit of every level "
+       "and one edge per orbit found, from the orbit it came from, labelled Inc(R,C), Mov or "
+       "Mov∘Mov: Graphviz DOT, or JSON when FILE ends in .json"},
       {"orbits", "--json", &a.orbits.json, "print the result as one JSON object"},
       {"list", "-n,--n", &a.list.n, "board size", std::pair{1LL, (long long)kMaxCountN}, {}, true},
       {"list", "--unique", &a.list.unique,
@@ -182,9 +212,12 @@ std::vector<OptionRow> option_table(Args& a) {
       {"list",
        "--format",
        &a.list.format,
-       "perm (1-based rows, comma-separated) or board (n lines of . and Q, a blank line after)",
+       "perm (the 1-based rows of columns 1..n, space-separated, as solve writes) or board (n "
+       "lines of . and Q, row 1 first, a blank line between boards)",
        std::nullopt,
        {"perm", "board"}},
+      {"list", "--json", &a.list.json,
+       "stream one JSON object per line, {\"n\":N,\"solution\":[...]} (JSON lines)"},
       {"list", "--limit", &a.list.limit, "stop after this many solutions",
        std::pair{1LL, (long long)INT_MAX}},
       {"count",

@@ -24,4 +24,11 @@ void print_warning(const std::string& message) {
   std::cerr << "nqcount: warning: " << message << "\n";
 }
 
+std::string matrix_market_header(std::uint64_t rows, std::uint64_t columns, std::uint64_t entries,
+                                 const std::string& comment) {
+  return "%%MatrixMarket matrix coordinate pattern general\n% " + comment + "\n" +
+         std::to_string(rows) + " " + std::to_string(columns) + " " + std::to_string(entries) +
+         "\n";
+}
+
 }  // namespace nq::cli

@@ -242,6 +242,16 @@ Expected<const Kernel*> checked_kernel(const CountConfig& config) {
                  std::to_string(n)};
   if (config.threads < 0)
     return Error{"threads must be at least 1, got " + std::to_string(config.threads)};
+  if (config.order_fewest || config.lookahead) {
+    // Only the scalar search tracks every open row; "auto" means it here.
+    if (config.kernel != "auto" && config.kernel != "scalar")
+      return Error{
+          "--order fewest and --lookahead run on the scalar kernel only (--kernel scalar "
+          "or auto), not on '" +
+          config.kernel + "'"};
+    return &ordered_kernel(config.order_fewest ? RowOrder::fewest : RowOrder::rows,
+                           config.lookahead);
+  }
   if (config.kernel == "reference") return static_cast<const Kernel*>(nullptr);
   const Kernel* kernel = resolve_kernel(config);
   if (!kernel) {
