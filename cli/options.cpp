@@ -144,8 +144,9 @@ std::vector<OptionRow> option_table(Args& a) {
       {"solve",
        "--format",
        &a.solve.format,
-       "perm (1-based rows on one line), board (ASCII, n <= 200), json, matrix (the Q-matrix "
-       "as a MatrixMarket coordinate pattern)",
+       "perm (the 1-based rows of columns 1..n on one line, space-separated, as list writes "
+       "them), board (n lines of . and Q, row 1 first, a blank line between boards; n <= 200), "
+       "json, matrix (the Q-matrix as a MatrixMarket coordinate pattern)",
        std::nullopt,
        {"perm", "board", "json", "matrix"}},
       {"solve", "-o,--output", &a.solve.output,
@@ -160,8 +161,9 @@ std::vector<OptionRow> option_table(Args& a) {
       {"solve", "--time-limit", &a.solve.time_limit,
        "give up after SEC seconds (exit 1); 0: no limit"},
       {"solve", "--batch", &a.solve.batch,
-       "read one n per line from FILE (blank lines and # comments allowed) and write one "
-       "solution line per n, in order"},
+       "read board sizes from FILE (any number per line, separated by blanks or commas; blank "
+       "lines, # comments and a byte-order mark allowed) and write one line per size, in order: "
+       "the solution, or 'no solution' (n = 2, 3)"},
       {"table", "-n,--n", &a.table.n, "print only this n", std::pair{1LL, 27LL}},
       {"table", "--json", &a.table.json, "print the table as JSON"},
       {"orbit",
