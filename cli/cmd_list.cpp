@@ -14,7 +14,11 @@ namespace nq::cli {
 
 int run_list(const ListArgs& args) {
   const int n = args.n;
-  const bool board = args.format == "board" && !args.json;
+  if (args.json && args.format == "board") {
+    print_error("list --json writes one JSON object per solution; it takes no --format board");
+    return 2;
+  }
+  const bool board = args.format == "board";
   const std::uint64_t limit = args.limit > 0 ? static_cast<std::uint64_t>(args.limit) : 0;
   std::uint64_t printed = 0;
   StdoutStream out;

@@ -180,6 +180,7 @@ TEST(LiteratureCli, ListAndSolveShareTheirFormats) {
   const auto first = nlohmann::json::parse(js[0]);
   EXPECT_EQ(first["n"], 6);
   EXPECT_EQ(first["solution"], nlohmann::json({2, 4, 6, 1, 3, 5}));
+  expect_usage_error("list --n 6 --json --format board");
   const auto solve_json = nlohmann::json::parse(nqcount("solve --n 6 --format json").out);
   EXPECT_EQ(solve_json.size(), first.size());
 }
