@@ -18,7 +18,8 @@
 
 namespace nq {
 
-BlnqRun blnq_run(std::uint32_t n, std::uint64_t budget, std::uint64_t seed, Permutation& rows) {
+BlnqRun blnq_run(std::uint32_t n, std::uint64_t budget, std::uint64_t seed, Permutation& rows,
+                 const std::atomic<bool>* cancel) {
   BlnqRun run;
   run.seed = seed;
   detail::Rng rng(seed);
@@ -35,7 +36,7 @@ BlnqRun blnq_run(std::uint32_t n, std::uint64_t budget, std::uint64_t seed, Perm
   run.initial_collisions = collisions;
   std::uint64_t examined = 0, improving = 0;
   while (collisions > 0 && examined < budget && n > 1) {
-    ++examined;
+    if ((++examined & 0xffff) == 0 && cancel && cancel->load(std::memory_order_relaxed)) break;
     const std::uint32_t i = rng.below(n);
     std::uint32_t j = rng.below(n - 1);
     j += (j >= i);
@@ -89,7 +90,8 @@ Expected<BlnqResult> run_blnq(const BlnqConfig& c, Monitor* monitor) {
   arena.execute([&] {
     tbb::parallel_for(std::uint64_t{0}, c.runs, [&](std::uint64_t k) {
       if (monitor && monitor->cancel.load(std::memory_order_relaxed)) return;
-      r.runs[k] = blnq_run(n, c.budget, detail::mix_seed(c.seed, k), finals[k]);
+      r.runs[k] = blnq_run(n, c.budget, detail::mix_seed(c.seed, k), finals[k],
+                           monitor ? &monitor->cancel : nullptr);
       if (!r.runs[k].success) Permutation().swap(finals[k]);  // keep only the solutions
     });
   });

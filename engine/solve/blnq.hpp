@@ -9,6 +9,7 @@
 // exactly when the permutation is a solution.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -54,7 +55,9 @@ struct BlnqResult {
 
 Expected<BlnqResult> run_blnq(const BlnqConfig& config, Monitor* monitor = nullptr);
 
-// One run, for tests: `rows` ends as the run's final permutation.
-BlnqRun blnq_run(std::uint32_t n, std::uint64_t budget, std::uint64_t seed, Permutation& rows);
+// One run, for tests: `rows` ends as the run's final permutation. `cancel` (if given) is polled
+// every 2^16 neighbours: a run stopped by it ends early, as a failure.
+BlnqRun blnq_run(std::uint32_t n, std::uint64_t budget, std::uint64_t seed, Permutation& rows,
+                 const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace nq
