@@ -1,5 +1,6 @@
-// The --batch file of `nqcount solve`: one board size per line, blank lines and # comments
-// allowed.
+// The --batch file of `nqcount solve`: board sizes in decimal, separated by blanks or commas, any
+// number per line; blank lines and # comments allowed, a UTF-8 byte-order mark at the start
+// skipped.
 #pragma once
 
 #include <string>

@@ -47,6 +47,8 @@ CountConfig count_config(const CountArgs& args) {
                   : kernel_from_env(args) ? std::getenv("NQ_KERNEL")
                                           : "auto";
   config.split_rows = args.split_rows;
+  config.order_fewest = args.order == "fewest";
+  config.lookahead = args.lookahead;
   config.numa = args.numa != "off";
   config.task_stats = !args.task_stats.empty();
   config.memory_limit = parse_byte_size(args.memory_limit).value_or(0);
@@ -91,6 +93,10 @@ int report_interrupted(const CountArgs& args, const CountResult& r, FileJournal*
 int run_count(const CountArgs& args) {
   if (const std::string bad = memory_limit_error(args); !bad.empty()) {
     print_error(bad);
+    return 2;
+  }
+  if (args.algo == "dp" && (args.order != "rows" || args.lookahead)) {
+    print_error("--order fewest and --lookahead apply to the backtracking search, not --algo dp");
     return 2;
   }
   if (args.algo == "dp") return run_count_dp(args);  // the independent cross-check

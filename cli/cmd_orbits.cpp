@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <iomanip>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -10,20 +12,101 @@
 #include "algebra/algebra.hpp"
 #include "algebra/orbits.hpp"
 #include "cli/commands.hpp"
+#include "cli/io/output_file.hpp"
 #include "cli/io/stdout_stream.hpp"
 #include "cli/output.hpp"
 #include "cli/perm_text.hpp"
 #include "count/known.hpp"
 
 namespace nq::cli {
+namespace {
+
+std::string perm_digits(const Perm& p) {  // a node's name: "n5_13524"-like, separators "_"
+  std::string s;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (i > 0) s += '_';
+    s += std::to_string(p[i] + 1);
+  }
+  return s;
+}
+
+std::string step_label(const GrowthEdge& e) {
+  switch (e.step) {
+    case GrowthStep::kInc:
+      return "Inc(" + paper_position(2 * e.row_gap + 1) + "," + paper_position(2 * e.col_gap + 1) +
+             ")";
+    case GrowthStep::kMov:
+      return "Mov";
+    case GrowthStep::kDoubleMov:
+      return "Mov∘Mov";
+  }
+  return "";
+}
+
+// The growth graph: one node per orbit (every level from the base up), one edge per orbit found
+// from n = 5 on, from the orbit it grew from, labelled with the step. DOT, or JSON for a *.json
+// file.
+std::string growth_graph(int n, const std::vector<GrowthEdge>& edges, bool json) {
+  std::map<Perm, int> level_of;  // every orbit named in an edge, by canonical form
+  for (const GrowthEdge& e : edges) {
+    level_of[e.from] = static_cast<int>(e.from.size());
+    level_of[e.to] = static_cast<int>(e.to.size());
+  }
+  if (json) {
+    nlohmann::json nodes = nlohmann::json::array(), links = nlohmann::json::array();
+    for (const auto& [p, level] : level_of)
+      nodes.push_back({{"n", level}, {"canonical", perm_json(p)}});
+    for (const GrowthEdge& e : edges) {
+      nlohmann::json link{{"step", e.step == GrowthStep::kInc   ? "inc"
+                                   : e.step == GrowthStep::kMov ? "mov"
+                                                                : "double_mov"},
+                          {"from", perm_json(e.from)},
+                          {"to", perm_json(e.to)}};
+      if (e.step == GrowthStep::kInc)
+        link["at"] = {paper_position(2 * e.row_gap + 1), paper_position(2 * e.col_gap + 1)};
+      links.push_back(std::move(link));
+    }
+    return nlohmann::json{{"n", n}, {"nodes", nodes}, {"edges", links}}.dump() + "\n";
+  }
+  std::string dot = "// nqcount orbits --n " + std::to_string(n) +
+                    " --method algebraic: which step found which orbit from which\n"
+                    "// render: dot -Tsvg FILE -o growth.svg\ndigraph growth {\n"
+                    "  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n";
+  std::map<int, std::string> ranks;
+  for (const auto& [p, level] : level_of) ranks[level] += " \"" + perm_digits(p) + "\"";
+  for (const auto& [level, names] : ranks)
+    dot += "  { rank=same;" + names + " }  // n = " + std::to_string(level) + "\n";
+  for (const auto& [p, level] : level_of)
+    dot += "  \"" + perm_digits(p) + "\" [label=\"" + perm_text(p) + "\"];\n";
+  for (const GrowthEdge& e : edges)
+    dot += "  \"" + perm_digits(e.from) + "\" -> \"" + perm_digits(e.to) + "\" [label=\"" +
+           step_label(e) + "\"" + (e.step == GrowthStep::kInc ? "" : ", style=dashed") + "];\n";
+  return dot + "}\n";
+}
+
+}  // namespace
 
 int run_orbits(const OrbitsArgs& args) {
   const int n = args.n;
   const bool algebraic = args.method == "algebraic";
   std::vector<Orbit> orbits;
   AlgebraicOrbits grown;
+  std::vector<GrowthEdge> edges;
+  std::unique_ptr<OutputFile> graph;
+  if (!args.graph.empty()) {
+    if (!algebraic) {
+      print_error("--graph draws the algebraic growth: use it with --method algebraic");
+      return 2;
+    }
+    graph = std::make_unique<OutputFile>(args.graph, "--graph");
+    std::string error;
+    if (!graph->open(&error)) {
+      print_error(error);
+      return 2;
+    }
+  }
   if (algebraic) {
-    auto a = algebraic_orbits(n);
+    auto a = algebraic_orbits(n, graph ? &edges : nullptr);
     if (!a) {
       print_error(a.error().message);
       return 2;
@@ -56,6 +139,14 @@ int run_orbits(const OrbitsArgs& args) {
   }
   const SignatureCheck sig = check_signatures(orbits);
   const bool sig_bug = !sig.not_invariant.empty();
+  if (graph) {
+    const bool json = args.graph.size() >= 5 && args.graph.rfind(".json") == args.graph.size() - 5;
+    std::string error;
+    if (!graph->write(growth_graph(n, edges, json), &error) || !graph->commit(&error)) {
+      print_error(error);
+      return 2;
+    }
+  }
 
   if (args.json) {
     nlohmann::json j;

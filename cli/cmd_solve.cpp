@@ -28,6 +28,7 @@
 #include "cli/io/output_file.hpp"
 #include "cli/io/signal_scope.hpp"
 #include "cli/output.hpp"
+#include "cli/perm_text.hpp"
 #include "common/threads.hpp"
 #include "solve/solve.hpp"
 
@@ -146,6 +147,16 @@ class LargeWriter {
   std::size_t used_ = 0;
 };
 
+// The MatrixMarket header of a solution's Q-matrix (entry (row p(i), column i)).
+std::string q_matrix_header(const SolveResult& r) {
+  const auto n = static_cast<std::uint64_t>(r.n);
+  return matrix_market_header(n, n, n,
+                              r.modular_route.empty()
+                                  ? "n-queens solution (Q-matrix): row p(i), column i"
+                                  : "modular n-queens solution (Q-matrix): row p(i), column i; "
+                                    "every cyclic column shift is again a solution");
+}
+
 // The text of one solution in `format` (perm, json, matrix): head, then columns [begin, end)
 // appended to `out` by `columns`, then tail.
 struct SolutionText {
@@ -179,12 +190,7 @@ SolutionText solution_text(const std::string& format, const SolveResult& r) {
     t.max_column_chars = 11;
     t.columns = &numbers<','>;
   } else {  // matrix
-    t.head = "%%MatrixMarket matrix coordinate pattern general\n";
-    t.head += r.modular_route.empty()
-                  ? "% n-queens solution (Q-matrix): row p(i), column i\n"
-                  : "% modular n-queens solution (Q-matrix): row p(i), column i; every cyclic "
-                    "column shift is again a solution\n";
-    t.head += n + " " + n + " " + n + "\n";
+    t.head = q_matrix_header(r);
     t.max_column_chars = 22;
     t.columns = [](const Permutation& p, std::size_t begin, std::size_t end, char* out,
                    std::size_t& used) {
@@ -274,20 +280,12 @@ void write_solutions(FILE* f, const std::string& format, const SolveResult& r, b
   if (format == "perm") {
     for (const auto& p : r.solutions) write_perm(w, p);
   } else if (format == "board") {
+    std::string text;  // the one board format (cli/perm_text.hpp), as list writes it
     for (std::size_t k = 0; k < r.solutions.size(); ++k) {
-      const auto& p = r.solutions[k];
-      if (k) w.text("\n");
-      std::string line(p.size(), '.');
-      // Row 1 on top; the queen of column i sits in row p[i].
-      std::vector<std::uint32_t> column_of_row(p.size());
-      for (std::size_t i = 0; i < p.size(); ++i)
-        column_of_row[p[i]] = static_cast<std::uint32_t>(i);
-      for (std::size_t row = 0; row < p.size(); ++row) {
-        std::fill(line.begin(), line.end(), '.');
-        line[column_of_row[row]] = 'Q';
-        w.text(line.c_str());
-        w.text("\n");
-      }
+      text.clear();
+      if (k) text += '\n';
+      append_board(text, r.solutions[k].data(), r.solutions[k].size());
+      w.text(text.c_str());
     }
   } else if (format == "json") {
     w.text("{\"n\":");
@@ -306,14 +304,7 @@ void write_solutions(FILE* f, const std::string& format, const SolveResult& r, b
     }
   } else {  // matrix: the Q-matrix, entry (row p_i, column i), MatrixMarket coordinate pattern
     const auto& p = r.solutions.front();
-    w.text("%%MatrixMarket matrix coordinate pattern general\n");
-    w.text(r.modular_route.empty() ? "% n-queens solution (Q-matrix): row p(i), column i\n"
-                                   : "% modular n-queens solution (Q-matrix): row p(i), column i; "
-                                     "every cyclic column shift is again a solution\n");
-    for (int k = 0; k < 3; ++k) {
-      w.number(static_cast<std::uint64_t>(r.n));
-      w.text(k < 2 ? " " : "\n");
-    }
+    w.text(q_matrix_header(r).c_str());
     for (std::size_t i = 0; i < p.size(); ++i) {
       w.number(p[i] + 1ULL);
       w.text(" ");
@@ -396,6 +387,17 @@ int report_failure(const SolveResult& r, const SolveConfig& c, const std::string
 }  // namespace
 
 int run_solve(const SolveArgs& args) {
+  if (args.method == "blnq") {
+    SolveArgs blnq = args;
+    if (blnq.budget.empty()) blnq.budget = "n2";
+    if (blnq.runs == 0) blnq.runs = 1;
+    return run_solve_blnq(blnq);
+  }
+  if (!args.budget.empty() || args.runs != 0) {
+    print_error("--budget and --runs apply to --method blnq only");
+    return 2;
+  }
+  if (!args.ldpc.empty()) return run_solve_ldpc(args);
   const bool batch = !args.batch.empty();
   if (batch == (args.n != 0)) {
     print_error(batch ? "give either --n or --batch, not both"
@@ -489,6 +491,10 @@ int run_solve(const SolveArgs& args) {
       return 2;
     }
     const std::string where = batch ? args.batch + ": n = " + std::to_string(sizes[k]) + ": " : "";
+    if (batch && out->status == SolveStatus::no_solution) {  // a record, not the batch's end
+      results.push_back(std::move(out.value()));
+      continue;
+    }
     if (const int status = report_failure(*out, config, where); status != 0) {
       if (args.json && !batch) std::cout << record(*out, false, "").dump() << "\n";
       return status;
@@ -499,7 +505,12 @@ int run_solve(const SolveArgs& args) {
   if (write_formatted) {
     if (batch) {
       NumberWriter w(sink.stdio());
-      for (const auto& r : results) write_perm(w, r.solutions.front());
+      for (const auto& r : results) {
+        if (r.status == SolveStatus::no_solution)
+          w.text("no solution\n");
+        else
+          write_perm(w, r.solutions.front());
+      }
     } else if (!sink.is_stdout() && args.solutions == 1 && args.format != "board" &&
                results.front().n >= kLargeWriteFromN) {
       if (const int failed =
@@ -519,8 +530,15 @@ int run_solve(const SolveArgs& args) {
     const bool inline_solution = true;
     if (batch) {
       nlohmann::json all = nlohmann::json::array();
-      for (const auto& r : results)
-        all.push_back(record(r, inline_solution && r.n <= kRecordSolutionMaxN, ""));
+      for (const auto& r : results) {
+        nlohmann::json one =
+            record(r, inline_solution && r.n <= kRecordSolutionMaxN && !r.solutions.empty(), "");
+        if (r.status == SolveStatus::no_solution) {
+          one["status"] = "no solution";
+          one.erase("verified");
+        }
+        all.push_back(one);
+      }
       nlohmann::json j{{"batch", args.batch}, {"runs", all}};
       if (!args.output.empty() && args.output != "-") j["output"] = args.output;
       std::cout << j.dump() << "\n";

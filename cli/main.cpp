@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
   if (subs["orbit"]->parsed()) return nq::cli::run_orbit(args.orbit);
   if (subs["edit"]->parsed()) return nq::cli::run_edit(args.edit);
   if (subs["orbits"]->parsed()) return nq::cli::run_orbits(args.orbits);
+  if (subs["group"]->parsed()) return nq::cli::run_group(args.group);
   if (subs["list"]->parsed()) return nq::cli::run_list(args.list);
   if (subs["solve"]->parsed()) return nq::cli::run_solve(args.solve);
   if (subs["topology"]->parsed()) return nq::cli::run_topology(args.topology);

@@ -33,6 +33,9 @@ const std::vector<Command>& commands() {
        "List every orbit of the n-queens solutions (canonical form and size), by "
        "enumeration or by the paper's algebraic growth from n-1, and check the orbit "
        "signatures."},
+      {"group",
+       "Print the 8x8 multiplication table of the permutation operations po1..po8 (the D4 "
+       "group acting on solutions); row f, column g holds f∘g: apply g first, then f."},
       {"list",
        "Stream every solution (or one canonical representative per orbit), one per line, "
        "in lexicographic order."},
@@ -74,10 +77,13 @@ std::vector<OptionRow> option_table(Args& a) {
       help += ", " + std::string(k.name) + " (" + std::string(k.description) + ")";
     return help + "; default: the environment variable NQ_KERNEL, else auto";
   }();
-  // --method's words and help (solve), from the solver's table; the first is the default.
+  // --method's words and help (solve), from the solver's table (the first is the default), and
+  // blnq, which reports statistics of its runs rather than a solution (cli/cmd_blnq.cpp).
+  static constexpr const char* kBlnq = "blnq";
   static const std::vector<std::string> method_choices = [] {
     std::vector<std::string> words;
     for (const SolveMethodInfo& m : solve_methods()) words.emplace_back(m.name);
+    words.emplace_back(kBlnq);
     return words;
   }();
   static const std::string method_help_solve = [] {
@@ -85,7 +91,9 @@ std::vector<OptionRow> option_table(Args& a) {
     for (const SolveMethodInfo& m : solve_methods())
       help += (help.empty() ? "" : ", ") + std::string(m.name) + " (" + m.description +
               (help.empty() ? "; the default)" : ")");
-    return help;
+    return help + ", " + kBlnq +
+           " (Candia & Astudillo's swap hill climbing: a fixed --budget of neighbours, no "
+           "restart, statistics over --runs)";
   }();
   static const std::string task_stats_help =
       "write one CSV row per subproblem (" + std::string(kTaskStatsHeader) +
@@ -113,6 +121,16 @@ std::vector<OptionRow> option_table(Args& a) {
        "top rows fixed to split each canonical class into more, smaller subproblems (default: by "
        "n)",
        std::pair{0LL, 6LL}},
+      {"count",
+       "--order",
+       &a.count.order,
+       "backtracking row order: rows (top to bottom, every kernel) or fewest (the open row with "
+       "the fewest free squares next; scalar kernel only)",
+       std::nullopt,
+       {"rows", "fewest"}},
+      {"count", "--lookahead", &a.count.lookahead,
+       "prune a branch as soon as some open row has no free square (scalar kernel only; "
+       "refused with join, avx2, avx512 and reference)"},
       {"count", "--algo", &a.count.algo, algo_help.c_str(), std::nullopt, {"search", "dp"}},
       {"count", "--checkpoint", &a.count.checkpoint,
        "journal of finished subproblems: created if missing, resumed if it exists (same n, "
@@ -132,6 +150,16 @@ std::vector<OptionRow> option_table(Args& a) {
        std::pair{0LL, 9'223'372'036'854'775'807LL}},
       {"solve", "--method", &a.solve.method, method_help_solve.c_str(), std::nullopt,
        method_choices},
+      {"solve", "--ldpc", &a.solve.ldpc,
+       "J,K (with --modular): write the LDPC parity-check matrix H of J x K blocks, each the "
+       "solution's Q-matrix with its columns shifted cyclically by j*k, as a MatrixMarket pattern "
+       "to --output (default stdout), and report its row and column weights and 4-cycles (exit "
+       "1 if any)"},
+      {"solve", "--budget", &a.solve.budget,
+       "--method blnq: neighbours examined per run, L: n2 (n^2, the default), 3n, or a number"},
+      {"solve", "--runs", &a.solve.runs,
+       "--method blnq: independent runs, each from its own random start (default 1)",
+       std::pair{1LL, 1'000'000LL}},
       {"solve", "--solutions", &a.solve.solutions, "how many distinct solutions (default 1)",
        std::pair{1LL, 1'000'000LL}},
       {"solve", "--modular", &a.solve.modular,
@@ -140,8 +168,9 @@ std::vector<OptionRow> option_table(Args& a) {
       {"solve",
        "--format",
        &a.solve.format,
-       "perm (1-based rows on one line), board (ASCII, n <= 200), json, matrix (the Q-matrix "
-       "as a MatrixMarket coordinate pattern)",
+       "perm (the 1-based rows of columns 1..n on one line, space-separated, as list writes "
+       "them), board (n lines of . and Q, row 1 first, a blank line between boards; n <= 200), "
+       "json, matrix (the Q-matrix as a MatrixMarket coordinate pattern)",
        std::nullopt,
        {"perm", "board", "json", "matrix"}},
       {"solve", "-o,--output", &a.solve.output,
@@ -156,15 +185,16 @@ std::vector<OptionRow> option_table(Args& a) {
       {"solve", "--time-limit", &a.solve.time_limit,
        "give up after SEC seconds (exit 1); 0: no limit"},
       {"solve", "--batch", &a.solve.batch,
-       "read one n per line from FILE (blank lines and # comments allowed) and write one "
-       "solution line per n, in order"},
+       "read board sizes from FILE (any number per line, separated by blanks or commas; blank "
+       "lines, # comments and a byte-order mark allowed) and write one line per size, in order: "
+       "the solution, or 'no solution' (n = 2, 3)"},
       {"table", "-n,--n", &a.table.n, "print only this n", std::pair{1LL, 27LL}},
       {"table", "--json", &a.table.json, "print the table as JSON"},
       {"orbit",
        "-p,--perm",
        &a.orbit.perm,
-       "the permutation, 1-based and comma-separated: p_i is the row of the queen in column i "
-       "(e.g. 2,4,1,3)",
+       "the permutation, 1-based: p_i is the row of the queen in column i; separated by commas "
+       "or spaces, optionally in parentheses: 2,4,1,3 or '2 4 1 3' or '(2, 4, 1, 3)'",
        std::nullopt,
        {},
        true},
@@ -172,7 +202,7 @@ std::vector<OptionRow> option_table(Args& a) {
       {"edit",
        "-p,--perm",
        &a.edit.perm,
-       "the permutation, 1-based and comma-separated",
+       "the permutation, 1-based, as for orbit: 2,4,1,3 or '2 4 1 3' or '(2, 4, 1, 3)'",
        std::nullopt,
        {},
        true},
@@ -195,6 +225,12 @@ std::vector<OptionRow> option_table(Args& a) {
        method_help.c_str(),
        std::nullopt,
        {"enumerate", "algebraic"}},
+      {"group", "--json", &a.group.json,
+       "print the elements and the table (table[f][g] = f∘g) as one JSON object"},
+      {"orbits", "--graph", &a.orbits.graph,
+       "FILE (--method algebraic): write the growth graph, one node per orbit of every level "
+       "and one edge per orbit found, from the orbit it came from, labelled Inc(R,C), Mov or "
+       "Mov∘Mov: Graphviz DOT, or JSON when FILE ends in .json"},
       {"orbits", "--json", &a.orbits.json, "print the result as one JSON object"},
       {"list", "-n,--n", &a.list.n, "board size", std::pair{1LL, (long long)kMaxCountN}, {}, true},
       {"list", "--unique", &a.list.unique,
@@ -202,9 +238,12 @@ std::vector<OptionRow> option_table(Args& a) {
       {"list",
        "--format",
        &a.list.format,
-       "perm (1-based rows, comma-separated) or board (n lines of . and Q, a blank line after)",
+       "perm (the 1-based rows of columns 1..n, space-separated, as solve writes) or board (n "
+       "lines of . and Q, row 1 first, a blank line between boards)",
        std::nullopt,
        {"perm", "board"}},
+      {"list", "--json", &a.list.json,
+       "stream one JSON object per line, {\"n\":N,\"solution\":[...]} (JSON lines)"},
       {"list", "--limit", &a.list.limit, "stop after this many solutions",
        std::pair{1LL, (long long)INT_MAX}},
       {"count",

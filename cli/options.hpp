@@ -30,6 +30,8 @@ struct CountArgs {
   bool no_progress = false;
   std::string kernel;  // empty: not given, use $NQ_KERNEL or "auto"
   int split_rows = -1;
+  std::string order = "rows";     // rows (top to bottom) or fewest (fewest free squares first)
+  bool lookahead = false;         // prune when an open row has no free square (scalar only)
   std::string algo = "search";    // search (the engine) or dp (the Rivin-Zabih cross-check)
   std::string checkpoint;         // journal file; empty: none
   int checkpoint_every = 30;      // seconds between journal flushes
@@ -78,6 +80,7 @@ struct EditArgs {
 struct OrbitsArgs {
   int n = 0;
   std::string method = "enumerate";
+  std::string graph;  // --method algebraic: the growth graph, DOT (JSON for *.json)
   bool json = false;
 };
 
@@ -85,7 +88,8 @@ struct ListArgs {
   int n = 0;
   bool unique = false;
   std::string format = "perm";
-  int limit = 0;  // 0: every solution
+  int limit = 0;      // 0: every solution
+  bool json = false;  // one {"n":N,"solution":[...]} object per line
 };
 
 struct SolveArgs {
@@ -102,9 +106,17 @@ struct SolveArgs {
   double time_limit = 0;
   std::string batch;
   std::set<std::string> given;  // the long names of the options on the command line
+  std::string budget;  // --method blnq: n2, 3n or a number (empty: not given, n2)
+  long long runs = 0;  // --method blnq: independent runs (0: not given, 1)
+  std::string ldpc;    // "J,K": write the LDPC parity-check matrix of a modular solution
+};
+
+struct GroupArgs {
+  bool json = false;
 };
 
 struct Args {
+  GroupArgs group;
   CountArgs count;
   TableArgs table;
   OrbitArgs orbit;

@@ -50,4 +50,11 @@ void warn_if_oversubscribed(int threads) {
                   std::to_string(hw) + " hardware threads; running anyway");
 }
 
+std::string matrix_market_header(std::uint64_t rows, std::uint64_t columns, std::uint64_t entries,
+                                 const std::string& comment) {
+  return "%%MatrixMarket matrix coordinate pattern general\n% " + comment + "\n" +
+         std::to_string(rows) + " " + std::to_string(columns) + " " + std::to_string(entries) +
+         "\n";
+}
+
 }  // namespace nq::cli

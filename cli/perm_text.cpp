@@ -22,6 +22,50 @@ std::vector<std::string> split_commas(const std::string& s) {
   return parts;
 }
 
+bool is_blank(char ch) {
+  return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+}
+
+std::string trimmed(const std::string& s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && is_blank(s[b])) ++b;
+  while (e > b && is_blank(s[e - 1])) --e;
+  return s.substr(b, e - b);
+}
+
+// The entries of a permutation as typed: "2,4,1,3", "2 4 1 3" or the paper's "(2, 4, 1, 3)".
+// With a comma anywhere, the commas separate (blanks around an entry are dropped, so
+// "2, 4" works and "2,,4" has an empty entry); without one, runs of blanks do.
+std::vector<std::string> split_entries(const std::string& text) {
+  std::string s = trimmed(text);
+  if (s.size() >= 2 && s.front() == '(' && s.back() == ')') s = trimmed(s.substr(1, s.size() - 2));
+  std::vector<std::string> parts;
+  if (s.find(',') != std::string::npos) {
+    std::string part;
+    for (char ch : s) {
+      if (ch == ',') {
+        parts.push_back(trimmed(part));
+        part.clear();
+      } else {
+        part.push_back(ch);
+      }
+    }
+    parts.push_back(trimmed(part));
+    return parts;
+  }
+  std::string part;
+  for (char ch : s) {
+    if (!is_blank(ch)) {
+      part.push_back(ch);
+    } else if (!part.empty()) {
+      parts.push_back(part);
+      part.clear();
+    }
+  }
+  if (!part.empty() || parts.empty()) parts.push_back(part);
+  return parts;
+}
+
 bool all_digits(const std::string& s) {
   if (s.empty() || s.size() > 9) return false;  // 9 digits: no overflow of int
   for (char ch : s)
@@ -33,7 +77,7 @@ bool all_digits(const std::string& s) {
 // "2,4,1,3" -> {1, 3, 0, 2}: 1-based rows in, 0-based out, checked to be a permutation.
 Expected<Perm> parse_perm(const std::string& text) {
   const std::string what = "--perm " + quoted(text);
-  const std::vector<std::string> parts = split_commas(text);
+  const std::vector<std::string> parts = split_entries(text);
   if (parts.size() > static_cast<std::size_t>(kMaxPermN))
     return Error{what + ": more than " + std::to_string(kMaxPermN) + " entries"};
   const int n = static_cast<int>(parts.size());
@@ -47,8 +91,8 @@ Expected<Perm> parse_perm(const std::string& text) {
                    std::to_string(n)};
     if (!all_digits(parts[i]))
       return Error{what + ": entry " + std::to_string(i + 1) + " " + quoted(parts[i]) +
-                   " is not a whole number; expected comma-separated rows 1.." + std::to_string(n) +
-                   ", e.g. 2,4,1,3"};
+                   " is not a whole number; expected the rows 1.." + std::to_string(n) +
+                   " separated by commas or spaces, e.g. 2,4,1,3 or 2 4 1 3 or (2, 4, 1, 3)"};
     const int v = std::stoi(parts[i]);
     if (v < 1 || v > n)
       return Error{what + ": " + std::to_string(v) + " is out of range; a permutation of " +

@@ -135,6 +135,16 @@ const Kernel& best_kernel();  // the best backtracking kernel
 inline constexpr int kJoinFromN = 16;
 const Kernel& auto_kernel(int n);
 
+// The literature's row ordering and look-ahead (kernels/ordered.cpp), on the scalar search
+// only: rows takes the open rows top to bottom, fewest the open row with the fewest free
+// squares; look-ahead prunes a placement that leaves some open row without a free square.
+// Same solutions as count_one_scalar; with rows and no look-ahead the same nodes too.
+enum class RowOrder { rows, fewest };
+Tally count_one_ordered(const Subproblem& s, RowOrder order, bool lookahead);
+// The kernel record the engine runs for an order and look-ahead choice (names "scalar",
+// "scalar-lookahead", "scalar-fewest", "scalar-fewest-lookahead").
+const Kernel& ordered_kernel(RowOrder order, bool lookahead);
+
 // The classic kernel (the table's "reference"): one queen per row over the whole board, no fixed
 // queens, no symmetry beyond what the caller does with it. It is kept separate from the kernels
 // above so that it stays an independent check. Counts the completions of a board whose first rows

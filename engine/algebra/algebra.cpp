@@ -62,6 +62,14 @@ Perm apply_op(PermOp op, const Perm& p) {
   return p;
 }
 
+PermOp compose(PermOp f, PermOp g) {
+  static const Perm probe{1, 3, 0, 2, 4};  // its eight images are distinct (the tests check)
+  const Perm fg = apply_op(f, apply_op(g, probe));
+  for (PermOp h : kAllPermOps)
+    if (apply_op(h, probe) == fg) return h;
+  return PermOp::kPo1;  // unreachable: the eight are closed under composition (tested)
+}
+
 // With the queen of column i on the square (row p[i], column i): Inv is the transpose, Cmpl
 // flips the rows, Rev flips the columns. d4.hpp counts rows downwards, so the paper's
 // rotation by 90° (po6: (r, c) -> (n-1-c, r)) is the one d4.hpp calls kRot270.

@@ -56,6 +56,10 @@ const PermOpInfo& info(PermOp op);
 // op(p), computed from the definition of op as a composition of Inv, Cmpl and Rev.
 Perm apply_op(PermOp op, const Perm& p);
 
+// The product f∘g (apply g first, then f), found by applying both to a permutation whose eight
+// images are distinct and asking which single element gives the same image.
+PermOp compose(PermOp f, PermOp g);
+
 // The element of engine/common/d4.hpp that moves the queens' squares (row p[i], column i) the way
 // op moves the permutation: {(p[i], i)} maps onto {(q[j], j)} for q = apply_op(op, p).
 Sym square_symmetry(PermOp op);
@@ -92,7 +96,8 @@ Signature signature(const Perm& p);
 
 // Two signatures are equal when the x and y sequences match directly or swapped, each either
 // in order or reversed (a reversed sequence swaps the two lengths inside every triple): Rev
-// reverses Sig_x and leaves Sig_y alone, Inv swaps them, Cmpl changes neither. The key is one
+// reverses Sig_x and leaves Sig_y alone, Cmpl reverses Sig_y and leaves Sig_x alone (the
+// inverse of Cmpl(p) is Rev of the inverse of p), Inv swaps them. The key is one
 // representative of that equivalence class, so equal signatures have equal keys.
 using SignatureKey = std::vector<std::int64_t>;
 SignatureKey signature_key(const Signature& s);

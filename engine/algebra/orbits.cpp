@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <iterator>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
@@ -180,7 +181,7 @@ std::uint64_t double_moves(const Perm& p, Offer&& offer) {
 
 }  // namespace
 
-Expected<AlgebraicOrbits> algebraic_orbits(int n) {
+Expected<AlgebraicOrbits> algebraic_orbits(int n, std::vector<GrowthEdge>* growth) {
   if (auto ok = check_n(n, kMaxAlgebraicN, "the algebraic orbit search"); !ok) return ok.error();
   AlgebraicOrbits result;
   constexpr int kBase = 4;
@@ -195,7 +196,7 @@ Expected<AlgebraicOrbits> algebraic_orbits(int n) {
     result.levels.push_back(level);
     return result;
   }
-  auto below = algebraic_orbits(n - 1);
+  auto below = algebraic_orbits(n - 1, growth);
   if (!below) return below.error();
   result.levels = std::move(below.value().levels);
   AlgebraicLevel level;
@@ -204,9 +205,15 @@ Expected<AlgebraicOrbits> algebraic_orbits(int n) {
 
   std::unordered_set<Perm, PermHash> found;
   std::vector<Perm> need_mov, need_double;  // orbits not yet transmuted that way
+  // The step that is producing solutions now, for the growth edges.
+  GrowthEdge current;
   auto offer = [&](const int* sol) {
     Perm c = canonical_form(Perm(sol, sol + n));
     if (found.insert(c).second) {
+      if (growth) {
+        current.to = c;
+        growth->push_back(current);
+      }
       need_mov.push_back(c);
       need_double.push_back(std::move(c));
     }
@@ -219,6 +226,7 @@ Expected<AlgebraicOrbits> algebraic_orbits(int n) {
   for (const Orbit& seed : below->orbits)
     for (int rg = 0; rg < n; ++rg)
       for (int cg = 0; cg < n; ++cg) {
+        if (growth) current = {GrowthStep::kInc, seed.canonical, {}, rg, cg};
         insert_into(seed.canonical.data(), n - 1, rg, cg, q);
         ++level.inc_steps;
         if (conflict_free(q, n)) offer(q);
@@ -230,7 +238,10 @@ Expected<AlgebraicOrbits> algebraic_orbits(int n) {
       std::vector<Perm> generation;
       generation.swap(need_mov);
       ++level.mov_rounds;
-      for (const Perm& p : generation) level.mov_steps += single_moves(p, offer);
+      for (const Perm& p : generation) {
+        if (growth) current = {GrowthStep::kMov, p, {}, -1, -1};
+        level.mov_steps += single_moves(p, offer);
+      }
     }
     if (first) level.from_mov = found.size();
     if (need_double.empty()) break;
@@ -240,7 +251,7 @@ Expected<AlgebraicOrbits> algebraic_orbits(int n) {
     batch.swap(need_double);
     ++level.double_mov_rounds;
     struct Local {
-      std::unordered_set<Perm, PermHash> seen;
+      std::unordered_map<Perm, std::size_t, PermHash> seen;  // canonical form -> its batch index
       std::uint64_t steps = 0;
     };
     tbb::enumerable_thread_specific<Local> locals;
@@ -249,12 +260,22 @@ Expected<AlgebraicOrbits> algebraic_orbits(int n) {
                         Local& local = locals.local();
                         for (std::size_t i = range.begin(); i != range.end(); ++i)
                           local.steps += double_moves(batch[i], [&](const int* sol) {
-                            local.seen.insert(canonical_form(Perm(sol, sol + n)));
+                            auto [at, added] =
+                                local.seen.emplace(canonical_form(Perm(sol, sol + n)), i);
+                            if (!added) at->second = std::min(at->second, i);
                           });
                       });
+    // Merged in batch order of the source orbit, so that the growth edges do not depend on
+    // which thread found what first.
+    std::vector<std::pair<std::size_t, Perm>> merged;
     for (Local& local : locals) {
       level.double_mov_steps += local.steps;
-      for (const Perm& c : local.seen) offer(c.data());
+      for (auto& [c, from] : local.seen) merged.emplace_back(from, c);
+    }
+    std::sort(merged.begin(), merged.end());
+    for (const auto& [from, c] : merged) {
+      if (growth) current = {GrowthStep::kDoubleMov, batch[from], {}, -1, -1};
+      offer(c.data());
     }
   }
   result.orbits = sorted_orbits(found);

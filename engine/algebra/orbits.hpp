@@ -57,7 +57,18 @@ struct AlgebraicOrbits {
 //
 // Orbits are told apart by canonical form, which is exact; the signatures are checked
 // separately (check_signatures), so a collision is reported, not silently merged.
-Expected<AlgebraicOrbits> algebraic_orbits(int n);
+//
+// With `growth`, every orbit the search finds from n = 5 up gets one edge: the step that found
+// it first and the orbit it came from (the growth graph of the paper's figure).
+enum class GrowthStep : std::uint8_t { kInc, kMov, kDoubleMov };
+struct GrowthEdge {
+  GrowthStep step = GrowthStep::kInc;
+  Perm from, to;  // canonical forms: from has n - 1 queens for Inc, n for the moves
+  // Inc only: the gaps, 0-based (gap k lies between rows, or columns, k - 1 and k; the paper's
+  // position is k + 0.5), applied to `from` itself (its canonical form).
+  int row_gap = -1, col_gap = -1;
+};
+Expected<AlgebraicOrbits> algebraic_orbits(int n, std::vector<GrowthEdge>* growth = nullptr);
 
 // The paper's claim checked on a list of orbits: every member of an orbit has the orbit's
 // signature (a theorem: a failure would be a bug), and different orbits have different

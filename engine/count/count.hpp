@@ -21,6 +21,10 @@ struct CountConfig {
   int threads = 0;              // 0: every hardware thread; more than the hardware is allowed
   std::string kernel = "auto";  // a kernel name from the table (all_kernels()), or "auto"
   int split_rows = -1;          // -1: default_split_rows(n)
+  // The literature's backtracking variants (kernels/ordered.cpp), scalar kernel only: the open
+  // row searched next (top to bottom, or the one with the fewest free squares) and look-ahead.
+  bool order_fewest = false;
+  bool lookahead = false;
   // Optional (engine/count/journal.hpp): count() skips the subproblems it has finished and adds
   // their counts back; every subproblem finished by this run is recorded in it.
   SubproblemJournal* journal = nullptr;

@@ -253,6 +253,16 @@ Expected<const Kernel*> checked_kernel(const CountConfig& config) {
                  std::to_string(n)};
   if (config.threads < 0)
     return Error{"threads must be at least 1, got " + std::to_string(config.threads)};
+  if (config.order_fewest || config.lookahead) {
+    // Only the scalar search tracks every open row; "auto" means it here.
+    if (config.kernel != "auto" && config.kernel != "scalar")
+      return Error{
+          "--order fewest and --lookahead run on the scalar kernel only (--kernel scalar "
+          "or auto), not on '" +
+          config.kernel + "'"};
+    return &ordered_kernel(config.order_fewest ? RowOrder::fewest : RowOrder::rows,
+                           config.lookahead);
+  }
   const Kernel* kernel = resolve_kernel(config);
   if (!kernel) {
     std::string names = "auto";
@@ -579,8 +589,8 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
     plan.sym4 = symmetric.sym4;
     plan.sym2 = symmetric.sym2;
   }
-  if (auto finished = finish_count(plan, part, *resumed, result,
-                                   !plan.rowsplit() || symmetric.complete);
+  if (auto finished =
+          finish_count(plan, part, *resumed, result, !plan.rowsplit() || symmetric.complete);
       !finished)
     return finished.error();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -38,7 +38,8 @@ constexpr SolveMethodInfo kSolveMethods[] = {
     {SolveMethod::qs4, "qs4", "QS4 with a thread-split start-up"},
     {SolveMethod::qs4_plain, "qs4-plain",
      "the single-threaded textbook QS4, the benchmark baseline"},
-    {SolveMethod::minconflict, "minconflict", "random attacked-queen swaps with restarts; n <= 4000000"},
+    {SolveMethod::minconflict, "minconflict",
+     "random attacked-queen swaps with restarts; n <= 4000000"},
     {SolveMethod::swap, "swap",
      "random-pair swap hill climbing, restarted after --max-tries failed tries; n <= 300000"},
 };

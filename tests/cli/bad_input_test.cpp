@@ -72,7 +72,9 @@ const std::vector<Cmd>& table() {
         {"--json", Kind::flag, ""},
         {"--verify", Kind::flag, ""},
         {"--progress", Kind::flag, ""},
-        {"--no-progress", Kind::flag, ""}}},
+        {"--no-progress", Kind::flag, ""},
+        {"--order", Kind::word, "rows"},
+        {"--lookahead", Kind::flag, ""}}},
       {"solve",
        {{"--n", Kind::integer, "8", true},
         {"--threads", Kind::integer, "1"},
@@ -85,6 +87,9 @@ const std::vector<Cmd>& table() {
         {"--time-limit", Kind::real, "5"},
         {"--batch", Kind::path, "sizes.txt"},
         {"--modular", Kind::flag, ""},
+        {"--ldpc", Kind::text, "1,2"},
+        {"--budget", Kind::text, "n2"},
+        {"--runs", Kind::integer, "2"},
         {"--json", Kind::flag, ""}}},
       {"table", {{"--n", Kind::integer, "8"}, {"--json", Kind::flag, ""}}},
       {"orbit", {{"--perm", Kind::text, "2,4,1,3", true}, {"--json", Kind::flag, ""}}},
@@ -97,12 +102,15 @@ const std::vector<Cmd>& table() {
       {"orbits",
        {{"--n", Kind::integer, "6", true},
         {"--method", Kind::word, "enumerate"},
+        {"--graph", Kind::path, "growth.dot"},
         {"--json", Kind::flag, ""}}},
       {"list",
        {{"--n", Kind::integer, "6", true},
         {"--format", Kind::word, "perm"},
         {"--limit", Kind::integer, "2"},
-        {"--unique", Kind::flag, ""}}},
+        {"--unique", Kind::flag, ""},
+        {"--json", Kind::flag, ""}}},
+      {"group", {{"--json", Kind::flag, ""}}},
       {"topology",
        {{"--threads", Kind::integer, "2"},
         {"--numa", Kind::word, "off"},
@@ -192,7 +200,8 @@ TEST_P(BadInput, EveryBadValueOfEveryOptionIsRefusedCleanly) {
   const auto it = std::find_if(commands.begin(), commands.end(),
                                [&](const Cmd& c) { return c.name == GetParam(); });
   ASSERT_NE(it, commands.end());
-  std::size_t cases = 0;
+  expect_refused(base(*it, nullptr) + " --no-such-option");  // an unknown option
+  std::size_t cases = 1;
   for (const Opt& o : it->options) {
     if (o.required) {  // the option left out altogether
       expect_refused(base(*it, &o));
@@ -233,7 +242,7 @@ TEST_P(BadInput, TableCoversEveryOptionOfTheHelp) {
 
 INSTANTIATE_TEST_SUITE_P(Commands, BadInput,
                          ::testing::Values("count", "solve", "table", "orbit", "edit", "orbits",
-                                           "list", "topology", "simulate"));
+                                           "list", "topology", "simulate", "group"));
 
 // With no command word the count is meant: the same checks hold.
 TEST(BadInputDefault, TheDefaultCommandRefusesToo) {

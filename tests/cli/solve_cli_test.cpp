@@ -309,16 +309,24 @@ TEST(SolveCli, BatchWritesOneLinePerN) {
   EXPECT_NE(bad.err.find("bad.txt:3:"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("12x"), std::string::npos) << bad.err;
   EXPECT_FALSE(fs::exists(none));
-  // A size with no solution fails the whole batch, and nothing is written either.
+  // A size with no solution is a "no solution" line; the batch goes on.
   {
     std::ofstream b(dir / "three.txt");
-    b << "8\n3\n";
+    b << "8\n3\n5\n";
   }
+  const fs::path three_out = dir / "three_out.txt";
   const Outcome three =
-      nqcount("solve --batch " + (dir / "three.txt").string() + " --output " + none.string());
-  EXPECT_EQ(three.status, 1);
+      nqcount("solve --batch " + (dir / "three.txt").string() + " --output " + three_out.string());
+  EXPECT_EQ(three.status, 0) << three.err;
+  std::istringstream three_lines(read(three_out));
+  std::vector<std::string> got;
+  for (std::string line; std::getline(three_lines, line);) got.push_back(line);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_TRUE(is_solution(numbers(got[0])));
+  EXPECT_EQ(got[1], "no solution");
+  EXPECT_TRUE(is_solution(numbers(got[2])));
   EXPECT_FALSE(fs::exists(none));
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 4);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 5);
 }
 
 TEST(SolveCli, TooFewDistinctSolutionsExitOne) {

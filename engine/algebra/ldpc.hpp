@@ -1,0 +1,46 @@
+// LDPC parity-check matrices from a modular n-queens solution, after Wang & Luan: the Q-matrix
+// Q of a modular solution p (entry (p(i), i)) and its cyclic column shifts are the blocks of
+// H = [B(j,k)], j < J block rows, k < K block columns, each block n x n:
+//   B(j,k) = Q with its columns shifted cyclically by s = j*k (mod n): entry (p(i), i - s mod n),
+// the Q-matrix of the solution i -> p(i + s mod n), itself a modular solution. H is
+// (J n) x (K n), with column weight J and row weight K.
+//
+// A 4-cycle in the Tanner graph is two rows of H sharing two columns. Between block rows j1, j2
+// and block columns k1, k2 the Q factors cancel (B(j1,k1) B(j2,k1)^T B(j2,k2) B(j1,k2)^T is
+// the cyclic shift by (j1 - j2)(k1 - k2)), so H has no 4-cycle (girth >= 6) exactly when
+// (j1 - j2)(k1 - k2) is never 0 mod n: always for a prime n >= max(J, K), not always for a
+// composite n. check_ldpc counts the 4-cycles directly rather than trusting that argument.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "common/huge_pages.hpp"
+#include "common/types.hpp"
+
+namespace nq {
+
+inline constexpr std::uint64_t kMaxLdpcEntries = 100'000'000;
+
+struct LdpcMatrix {
+  std::uint64_t n = 0, block_rows = 0, block_columns = 0;  // n, J, K
+  std::uint64_t rows = 0, columns = 0;                     // J n, K n
+  // The ones of H, 0-based (row, column), by block row, block column, then column of Q.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> entries;
+};
+
+// H for the modular solution p (0-based rows). Refuses J or K outside 1..n, and an H with more
+// than kMaxLdpcEntries ones.
+Expected<LdpcMatrix> ldpc_matrix(const Permutation& p, std::uint64_t J, std::uint64_t K);
+
+struct LdpcCheck {
+  std::uint64_t min_row_weight = 0, max_row_weight = 0;
+  std::uint64_t min_column_weight = 0, max_column_weight = 0;
+  // Pairs of rows sharing two columns, counted once per pair of shared columns.
+  std::uint64_t four_cycles = 0;
+  bool girth_at_least_6() const { return four_cycles == 0; }
+};
+LdpcCheck check_ldpc(const LdpcMatrix& h);
+
+}  // namespace nq

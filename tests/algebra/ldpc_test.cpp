@@ -1,0 +1,81 @@
+// The LDPC parity-check matrix of a modular solution (engine/algebra/ldpc.hpp): its shape and
+// weights, and its 4-cycle count against a brute-force check on the dense matrix (every pair of
+// rows, every pair of columns).
+#include "algebra/ldpc.hpp"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+namespace nq {
+namespace {
+
+// p(i) = a i + b mod n with a - 1, a, a + 1 prime to n: a modular solution.
+Permutation linear_modular(std::uint32_t n, std::uint32_t a, std::uint32_t b) {
+  Permutation p(n);
+  for (std::uint32_t i = 0; i < n; ++i) p[i] = static_cast<std::uint32_t>((a * i + b) % n);
+  return p;
+}
+
+std::uint64_t brute_force_four_cycles(const LdpcMatrix& h) {
+  std::vector<std::vector<char>> dense(h.rows, std::vector<char>(h.columns, 0));
+  for (const auto& [r, c] : h.entries) dense[r][c] = 1;
+  std::uint64_t cycles = 0;
+  for (std::size_t r1 = 0; r1 < h.rows; ++r1)
+    for (std::size_t r2 = r1 + 1; r2 < h.rows; ++r2) {
+      std::uint64_t shared = 0;
+      for (std::size_t c = 0; c < h.columns; ++c) shared += dense[r1][c] && dense[r2][c];
+      if (shared > 1) cycles += shared * (shared - 1) / 2;  // pairs of shared columns
+    }
+  return cycles;
+}
+
+TEST(Ldpc, ShapeWeightsAndFourCyclesAgainstBruteForce) {
+  struct Case {
+    std::uint32_t n, a, b, J, K;
+  };
+  // Primes (no 4-cycle expected for J, K <= n) and composites prime to 6 (25, 35: some
+  // (j1 - j2)(k1 - k2) is 0 mod n when J and K are large enough).
+  for (const Case& c :
+       {Case{5, 2, 0, 2, 3}, Case{7, 3, 1, 3, 4}, Case{11, 2, 5, 3, 5}, Case{13, 5, 2, 4, 6},
+        Case{25, 2, 3, 3, 5}, Case{25, 2, 3, 6, 6}, Case{35, 2, 1, 6, 8}}) {
+    const Permutation p = linear_modular(c.n, c.a, c.b);
+    const auto h = ldpc_matrix(p, c.J, c.K);
+    ASSERT_TRUE(h.ok()) << h.error().message;
+    EXPECT_EQ(h->rows, std::uint64_t{c.J} * c.n);
+    EXPECT_EQ(h->columns, std::uint64_t{c.K} * c.n);
+    EXPECT_EQ(h->entries.size(), std::uint64_t{c.J} * c.K * c.n);
+    const LdpcCheck check = check_ldpc(*h);
+    EXPECT_EQ(check.min_row_weight, c.K);
+    EXPECT_EQ(check.max_row_weight, c.K);
+    EXPECT_EQ(check.min_column_weight, c.J);
+    EXPECT_EQ(check.max_column_weight, c.J);
+    EXPECT_EQ(check.four_cycles, brute_force_four_cycles(*h)) << "n = " << c.n;
+    // The block argument: a 4-cycle needs (j1 - j2)(k1 - k2) = 0 mod n.
+    bool collide = false;
+    for (std::uint32_t d1 = 1; d1 < c.J; ++d1)
+      for (std::uint32_t d2 = 1; d2 < c.K; ++d2) collide |= (d1 * d2) % c.n == 0;
+    EXPECT_EQ(check.girth_at_least_6(), !collide) << "n = " << c.n;
+  }
+}
+
+TEST(Ldpc, BlocksAreShiftedQMatricesOfModularSolutions) {
+  const Permutation p = linear_modular(7, 3, 1);
+  const auto h = ldpc_matrix(p, 2, 3);
+  ASSERT_TRUE(h.ok());
+  // Block (1, 2): shift 2; column c of the block holds the queen of column c + 2 of Q.
+  for (const auto& [r, c] : h->entries) {
+    if (r < 7 || c < 14) continue;
+    const std::uint32_t col = c - 14, row = r - 7;
+    EXPECT_EQ(row, p[(col + 2) % 7]);
+  }
+}
+
+TEST(Ldpc, RefusesBadBlockCounts) {
+  const Permutation p = linear_modular(5, 2, 0);
+  EXPECT_FALSE(ldpc_matrix(p, 0, 3).ok());
+  EXPECT_FALSE(ldpc_matrix(p, 2, 6).ok());
+}
+
+}  // namespace
+}  // namespace nq

@@ -1,0 +1,229 @@
+// The command line of the literature's methods: count --order/--lookahead, solve --method blnq,
+// solve --modular --ldpc, orbits --graph, group; and the one notation list and solve share
+// (perm and board formats, list --json, --perm spellings, the batch file).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "tests/cli_runner.hpp"
+
+namespace nq::test {
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::vector<long long> numbers_of(const std::string& line) {
+  std::vector<long long> v;
+  std::istringstream in(line);
+  for (long long x; in >> x;) v.push_back(x);
+  return v;
+}
+
+bool is_solution(const std::vector<long long>& p) {
+  const auto n = static_cast<long long>(p.size());
+  std::set<long long> rows(p.begin(), p.end()), up, down;
+  for (long long i = 0; i < n; ++i) {
+    up.insert(p[i] + i);
+    down.insert(p[i] - i);
+  }
+  return rows.size() == p.size() && *rows.begin() == 1 && *rows.rbegin() == n &&
+         up.size() == p.size() && down.size() == p.size();
+}
+
+TEST(LiteratureCli, OrderAndLookaheadGiveTheSameCounts) {
+  const auto plain = nlohmann::json::parse(nqcount("count --n 10 --kernel scalar --json").out);
+  for (const char* flags : {"--lookahead", "--order fewest", "--order fewest --lookahead",
+                            "--order rows --kernel scalar --lookahead"}) {
+    const Outcome r = nqcount(std::string("count --n 10 --json ") + flags);
+    ASSERT_EQ(r.status, 0) << flags << ": " << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["total"], plain["total"]) << flags;
+    EXPECT_EQ(j["unique"], plain["unique"]) << flags;
+    EXPECT_NE(j["kernel"].get<std::string>().find("scalar"), std::string::npos) << flags;
+  }
+  const auto la = nlohmann::json::parse(nqcount("count --n 10 --json --lookahead").out);
+  EXPECT_LT(la["nodes"].get<std::uint64_t>(), plain["nodes"].get<std::uint64_t>());
+  for (const char* bad :
+       {"count --n 10 --lookahead --kernel join", "count --n 10 --order fewest --kernel avx2",
+        "count --n 10 --order fewest --kernel reference", "count --n 10 --order sideways",
+        "count --n 10 --lookahead --algo dp"})
+    expect_usage_error(bad);
+}
+
+TEST(LiteratureCli, BlnqReportsStatisticsAndIsReproducible) {
+  const Outcome a = nqcount("solve --n 16 --method blnq --budget n2 --runs 20 --seed 5 --json");
+  ASSERT_EQ(a.status, 0) << a.err;
+  const auto j = nlohmann::json::parse(a.out);
+  EXPECT_EQ(j["budget"], 256);
+  ASSERT_EQ(j["per_run"].size(), 20u);
+  std::uint64_t successes = 0;
+  for (const auto& run : j["per_run"]) {
+    EXPECT_EQ(run["success"].get<bool>(), run["final_collisions"] == 0);
+    successes += run["success"].get<bool>();
+  }
+  EXPECT_EQ(j["successes"], successes);
+  EXPECT_LE(j["distinct_solutions"].get<std::uint64_t>(), successes);
+  const auto b = nlohmann::json::parse(
+      nqcount("solve --n 16 --method blnq --budget n2 --runs 20 --seed 5 --json --threads 1").out);
+  EXPECT_EQ(b["per_run"], j["per_run"]);
+  const auto three =
+      nlohmann::json::parse(nqcount("solve --n 16 --method blnq --budget 3n --json").out);
+  EXPECT_EQ(three["budget"], 48);
+  const Outcome text = nqcount("solve --n 8 --method blnq --runs 3 --seed 1");
+  ASSERT_EQ(text.status, 0);
+  EXPECT_EQ(lines_of(text.out).size(), 2u + 3u + 2u);
+  for (const char* bad :
+       {"solve --n 8 --method blnq --budget x", "solve --n 8 --method blnq --budget 0",
+        "solve --n 8 --budget n2", "solve --n 8 --runs 3", "solve --n 8 --method blnq --runs 0",
+        "solve --n 8 --method blnq --format board"})
+    expect_usage_error(bad);
+}
+
+TEST(LiteratureCli, LdpcWritesACheckedMatrix) {
+  const std::string file = temp_path("h.mtx");
+  const Outcome r = nqcount("solve --n 13 --modular --ldpc 3,5 --seed 2 --json --output " + file);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["rows"], 39);
+  EXPECT_EQ(j["columns"], 65);
+  EXPECT_EQ(j["four_cycles"], 0);
+  EXPECT_EQ(j["girth_at_least_6"], true);
+  EXPECT_EQ(j["row_weight"], nlohmann::json({5, 5}));
+  EXPECT_EQ(j["column_weight"], nlohmann::json({3, 3}));
+  const std::vector<std::string> rows = lines_of(read_file(file));
+  ASSERT_GE(rows.size(), 3u);
+  EXPECT_EQ(rows[0], "%%MatrixMarket matrix coordinate pattern general");
+  EXPECT_EQ(rows[2], "39 65 195");
+  EXPECT_EQ(rows.size(), 3u + 195u);
+  // n = 25 with 6 x 6 blocks: 5 * 5 = 0 mod 25, so 4-cycles, reported, exit 1.
+  const Outcome cyc = nqcount("solve --n 25 --modular --ldpc 6,6 --output " + temp_path("c.mtx"));
+  EXPECT_EQ(cyc.status, 1);
+  EXPECT_NE(cyc.out.find("4-cycles"), std::string::npos) << cyc.out;
+  for (const char* bad :
+       {"solve --n 13 --ldpc 3,5", "solve --n 12 --modular --ldpc 3,5",
+        "solve --n 13 --modular --ldpc 3", "solve --n 13 --modular --ldpc 0,5",
+        "solve --n 13 --modular --ldpc 14,2", "solve --n 13 --modular --ldpc 3,5 --json"})
+    expect_usage_error(bad);
+}
+
+TEST(LiteratureCli, GroupTableNamesAndComposition) {
+  const Outcome r = nqcount("group --json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& t = j["table"];
+  EXPECT_EQ(t["po6"]["po8"], "po1");
+  EXPECT_EQ(t["po6"]["po6"], "po7");
+  EXPECT_EQ(t["po7"]["po7"], "po1");
+  for (const char* f : {"po1", "po2", "po3", "po4", "po5", "po6", "po7", "po8"}) {
+    EXPECT_EQ(t["po1"][f], f);
+    std::set<std::string> row;
+    for (const auto& [g, h] : t[f].items()) row.insert(h.get<std::string>());
+    EXPECT_EQ(row.size(), 8u) << f;
+  }
+  // Cmpl∘Inv = po6 (apply Inv first): table[po4][po2] = po6; Inv∘Cmpl = po8.
+  EXPECT_EQ(t["po4"]["po2"], "po6");
+  EXPECT_EQ(t["po2"]["po4"], "po8");
+  const Outcome text = nqcount("group");
+  EXPECT_NE(text.out.find("apply g first"), std::string::npos);
+  EXPECT_EQ(lines_of(text.out).size(), 8u + 1u + 1u + 1u + 1u + 8u);
+}
+
+TEST(LiteratureCli, OrbitGrowthGraph) {
+  const std::string dot = temp_path("g.dot"), json = temp_path("g.json");
+  ASSERT_EQ(nqcount("orbits --n 7 --method algebraic --graph " + dot).status, 0);
+  const std::string text = read_file(dot);
+  EXPECT_EQ(text.find("digraph growth {"), text.find("digraph"));
+  EXPECT_NE(text.find("Inc("), std::string::npos);
+  const Outcome r = nqcount("orbits --n 7 --method algebraic --json --graph " + json);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto g = nlohmann::json::parse(read_file(json));
+  const auto summary = nlohmann::json::parse(r.out);
+  // One edge per orbit found above the base (n = 5, 6, 7).
+  std::size_t grown = 0;
+  for (const auto& level : summary["levels"])
+    if (!level["by_enumeration"].get<bool>()) grown += level["orbits"].get<std::size_t>();
+  EXPECT_EQ(g["edges"].size(), grown);
+  std::size_t at7 = 0;
+  for (const auto& node : g["nodes"]) at7 += node["n"] == 7;
+  EXPECT_EQ(at7, summary["count"].get<std::size_t>());
+  expect_usage_error("orbits --n 7 --graph " + temp_path("x.dot"));
+}
+
+TEST(LiteratureCli, ListAndSolveShareTheirFormats) {
+  // perm: space-separated 1-based rows, the same in list and solve.
+  const std::vector<std::string> listed = lines_of(nqcount("list --n 8 --limit 3").out);
+  ASSERT_EQ(listed.size(), 3u);
+  EXPECT_EQ(listed[0], "1 5 8 6 3 7 2 4");
+  const std::string solved = nqcount("solve --n 8 --seed 4").out;
+  EXPECT_TRUE(is_solution(numbers_of(solved)));
+  EXPECT_EQ(solved.find(','), std::string::npos);
+  // board: n rows of n characters, a blank line between boards (none after the last).
+  const std::vector<std::string> boards = lines_of(nqcount("list --n 6 --format board").out);
+  ASSERT_EQ(boards.size(), 4u * 6u + 3u);
+  EXPECT_EQ(boards[0].size(), 6u);
+  EXPECT_EQ(boards[6], "");
+  const std::vector<std::string> two =
+      lines_of(nqcount("solve --n 6 --solutions 2 --format board").out);
+  ASSERT_EQ(two.size(), 2u * 6u + 1u);
+  EXPECT_EQ(two[6], "");
+  // list --json: one object per line, as solve --format json writes one solution.
+  const std::vector<std::string> js = lines_of(nqcount("list --n 6 --json").out);
+  ASSERT_EQ(js.size(), 4u);
+  const auto first = nlohmann::json::parse(js[0]);
+  EXPECT_EQ(first["n"], 6);
+  EXPECT_EQ(first["solution"], nlohmann::json({2, 4, 6, 1, 3, 5}));
+  expect_usage_error("list --n 6 --json --format board");
+  const auto solve_json = nlohmann::json::parse(nqcount("solve --n 6 --format json").out);
+  EXPECT_EQ(solve_json.size(), first.size());
+}
+
+TEST(LiteratureCli, PermAcceptsThreeSpellings) {
+  const std::string want = nqcount("orbit --perm 2,4,1,3 --json").out;
+  ASSERT_FALSE(want.empty());
+  EXPECT_EQ(nqcount("orbit --perm '2 4 1 3' --json").out, want);
+  EXPECT_EQ(nqcount("orbit --perm '(2, 4, 1, 3)' --json").out, want);
+  EXPECT_EQ(nqcount("orbit --perm ' ( 2,4, 1,3 ) ' --json").out, want);
+  for (const char* bad : {"orbit --perm '2,,4,1,3'", "orbit --perm '(2 4 1 3'",
+                          "orbit --perm '2 4, 1 3'", "orbit --perm '()'", "orbit --perm '2 4 1 4'"})
+    expect_usage_error(bad);
+}
+
+TEST(LiteratureCli, BatchTakesManyPerLineABomAndReportsNoSolution) {
+  const std::string file = temp_path("batch.txt");
+  {
+    std::ofstream f(file, std::ios::binary);
+    f << "\xEF\xBB\xBF"
+      << "8 2 5\n# a comment\n\n3, 12\n";
+  }
+  const Outcome r = nqcount("solve --batch " + file + " --seed 1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<std::string> out = lines_of(r.out);
+  ASSERT_EQ(out.size(), 5u);
+  EXPECT_TRUE(is_solution(numbers_of(out[0])));
+  EXPECT_EQ(numbers_of(out[0]).size(), 8u);
+  EXPECT_EQ(out[1], "no solution");
+  EXPECT_TRUE(is_solution(numbers_of(out[2])));
+  EXPECT_EQ(out[3], "no solution");
+  EXPECT_EQ(numbers_of(out[4]).size(), 12u);
+  const auto j = nlohmann::json::parse(nqcount("solve --batch " + file + " --seed 1 --json").out);
+  ASSERT_EQ(j["runs"].size(), 5u);
+  EXPECT_EQ(j["runs"][1]["status"], "no solution");
+  EXPECT_FALSE(j["runs"][1].contains("solution"));
+  EXPECT_TRUE(j["runs"][0].contains("solution"));
+  {
+    std::ofstream f(file, std::ios::binary);
+    f << "8 x 5\n";
+  }
+  expect_usage_error("solve --batch " + file);
+}
+
+}  // namespace
+}  // namespace nq::test
