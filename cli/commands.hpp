@@ -15,5 +15,6 @@ int run_list(const ListArgs& args);
 int run_solve(const SolveArgs& args);
 int run_topology(const TopologyArgs& args);
 int run_simulate(const SimulateArgs& args);
+int run_estimate(const EstimateArgs& args);
 
 }  // namespace nq::cli

@@ -87,7 +87,7 @@ class Dealer {
     std::uint64_t nodes = 0, cost = 0;
     std::lock_guard lock(mu_);
     for (const FinishedSubproblem& f : done) {
-      sum_.weighted += static_cast<u128>(plan_.weights[f.index]) * f.tally.solutions;
+      sum_.weighted += static_cast<u128>(plan_.weight(f.index)) * f.tally.solutions;
       sum_.nodes += f.tally.nodes;
       nodes += f.tally.nodes;
       cost += costs_[f.index];
@@ -158,7 +158,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
   progress.cost_total = total_cost;
   progress.cost_resumed = resumed_cost;
   progress.cost_done = resumed_cost;
-  progress.subproblems_total = plan.subproblems.size();
+  progress.subproblems_total = plan.size();
   progress.subproblems_done = resumed.done.subproblems;
 
   Dealer dealer(plan, resumed.todo, costs, journal, progress, ranks);
@@ -220,12 +220,12 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
   r.kernel = kernel_name;
   r.nodes = sum.nodes;
   r.subproblems = sum.subproblems;
-  r.subproblems_total = plan.subproblems.size();
+  r.subproblems_total = plan.size();
   r.subproblems_resumed = resumed.done.subproblems;
   r.classes = plan.classes;
   r.split_rows = plan.split_rows;
   r.memory_estimate = probe.ok() ? probe->memory_estimate : 0;  // this rank's (one rank's)
-  r.cancelled = sum.subproblems < plan.subproblems.size();
+  r.cancelled = sum.subproblems < plan.size();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (r.cancelled) return report_interrupted(args, r, journal, "mpirun [the same mpirun options] ");
   auto orbits = finish_orbits(sum.weighted, plan.sym4, plan.sym2);
@@ -285,9 +285,8 @@ int run(int argc, char** argv, int rank, int ranks) {
   // Only the first rank that refuses says so (they usually all do, for the same reason).
   int refusing = INT_MAX, first_refusing = INT_MAX;
   if (plan.ok())
-    if (auto refused =
-            check_memory(estimate_memory(*plan, config, plan->subproblems.size()).total(),
-                         config.memory_limit)) {
+    if (auto refused = check_memory(estimate_memory(*plan, config, plan->size()).total(),
+                                    config.memory_limit)) {
       status = 2;
       error = refused->message;
       refusing = rank;

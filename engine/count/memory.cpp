@@ -31,6 +31,9 @@ constexpr std::uint64_t kPerPlannedBytes =
 // estimate.
 constexpr std::uint64_t kPerCountedBytes =
     sizeof(Subproblem) + sizeof(std::uint32_t) + sizeof(double);
+// The row-split plan's tasks are unranked by the worker that claims them: no copy, only the
+// layout's id and remaining estimate.
+constexpr std::uint64_t kPerCountedTaskBytes = sizeof(std::uint32_t) + sizeof(double);
 // A resumed run reads the journal (a record and a finished entry per subproblem done, the
 // solutions seen per planned one) and keeps the todo list.
 constexpr std::uint64_t kPerJournalBytes =
@@ -60,14 +63,16 @@ std::uint64_t kernel_scratch_bytes(const Kernel* kernel, int n) {
 
 MemoryEstimate estimate_memory(const Plan& plan, const CountConfig& config, std::uint64_t counted) {
   MemoryEstimate e;
-  const std::uint64_t planned = plan.subproblems.size();
+  const std::uint64_t planned = plan.size();
+  // The row-split plan is lazy (plan.hpp): nothing stored, whatever its size.
   const std::uint64_t plan_bytes =
       plan.subproblems.capacity() * sizeof(Subproblem) + plan.weights.capacity();
   // A canonical plan is made class by class and concatenated: the pieces (grown by doubling,
   // under twice their size) sit beside the whole while it is assembled.
   const bool pieces = !plan.classic && !plan.rowsplit;
   const std::uint64_t planning = plan_bytes + (pieces ? 2 * planned * sizeof(Subproblem) : 0);
-  std::uint64_t run = planned * kPerPlannedBytes + counted * kPerCountedBytes;
+  std::uint64_t run = planned * kPerPlannedBytes +
+                      counted * (plan.rowsplit ? kPerCountedTaskBytes : kPerCountedBytes);
   if (config.journal) run += planned * kPerJournalBytes;
   if (config.task_stats) run += planned * sizeof(TaskStat);
   e.fixed = kFixedBytes;

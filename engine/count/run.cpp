@@ -161,6 +161,7 @@ class Counter {
 
   // Counts the positions [begin, end) of one node's part of the layout.
   void count(const WorkRanges& ranges, std::size_t begin, std::size_t end, Partial& part) const {
+    if (plan_.rowsplit) return count_ranks(ranges, begin, end, part);
     constexpr std::size_t kBatch = 16;  // claim_size never exceeds it
     std::array<Tally, kBatch> tallies;
     std::array<FinishedSubproblem, kBatch> finished;
@@ -188,25 +189,86 @@ class Counter {
     } else {
       count_span(in, std::span<Tally>(tallies.data(), m));
     }
-    std::uint64_t nodes = 0, cost = 0;
     for (std::size_t i = 0; i < m; ++i) {
       const std::uint32_t id = ids[i];
       part.weighted += static_cast<u128>(plan_.weights[id]) * tallies[i].solutions;
-      nodes += tallies[i].nodes;
-      cost += (*hooks_.costs)[id];
       finished[i] = {id, tallies[i]};
     }
-    if (hooks_.journal) hooks_.journal->record(std::span(finished.data(), m));
+    finish(std::span(finished.data(), m), part);
+  }
+
+ private:
+  // The row-split plan's tasks: each a block of ranks, unranked here (plan.hpp rowsplit_key) and
+  // counted in batches; a task's tally holds its weighted solutions (Plan::weight is 1).
+  void count_ranks(const WorkRanges& ranges, std::size_t begin, std::size_t end,
+                   Partial& part) const {
+    constexpr std::size_t kBatch = 16;
+    std::array<FinishedSubproblem, kBatch> finished;
+    std::array<Subproblem, kBatch> batch;
+    std::array<std::uint8_t, kBatch> weights;
+    std::array<Tally, kBatch> tallies;
+    // From n = 22 a subproblem takes seconds, and from 26 minutes: they go to the kernel one by
+    // one, and a cancel (Ctrl-C) is seen between them; the task it interrupts is dropped
+    // (neither counted nor recorded: a resumed run counts it again).
+    const std::size_t batch_size = plan_.n >= 22 ? 1 : kBatch;
+    std::size_t m = end - begin;
+    const std::uint32_t* ids = ranges.layout.ids.data() + begin;
+    for (std::size_t i = 0; i < m; ++i) {
+      const double t0 = stats_ ? thread_seconds() : 0;
+      Tally task;
+      std::size_t held = 0;
+      bool cancelled = false;
+      auto flush = [&] {
+        count_span(std::span<const Subproblem>(batch.data(), held),
+                   std::span<Tally>(tallies.data(), held));
+        for (std::size_t k = 0; k < held; ++k) {
+          task.solutions += weights[k] * tallies[k].solutions;
+          task.nodes += tallies[k].nodes;
+        }
+        held = 0;
+        cancelled = monitor_ && monitor_->cancel.load(std::memory_order_relaxed);
+      };
+      for (std::uint64_t r = plan_.first_rank(ids[i]); r < plan_.end_rank(ids[i]) && !cancelled;
+           ++r) {
+        const RowSplitKey key = rowsplit_key(plan_.n, r);
+        if (key.weight == 0) continue;
+        batch[held] = rowsplit_subproblem(plan_.n, key);
+        weights[held++] = static_cast<std::uint8_t>(key.weight);
+        if (held == batch_size) flush();
+      }
+      if (held && !cancelled) flush();
+      if (cancelled) {
+        m = i;  // this task is dropped, the claim's later ones are not started
+        break;
+      }
+      if (stats_) {
+        TaskStat& st = (*stats_)[ids[i]];
+        st.seconds = thread_seconds() - t0;
+        st.nodes = task.nodes;
+      }
+      part.weighted += task.solutions;
+      finished[i] = {ids[i], task};
+    }
+    finish(std::span(finished.data(), m), part);
+  }
+
+  // The journal, the worker's partial and the progress, for a claim's finished tasks.
+  void finish(std::span<const FinishedSubproblem> finished, Partial& part) const {
+    std::uint64_t nodes = 0, cost = 0;
+    for (const FinishedSubproblem& f : finished) {
+      nodes += f.tally.nodes;
+      cost += (*hooks_.costs)[f.index];
+    }
+    if (hooks_.journal) hooks_.journal->record(finished);
     part.nodes += nodes;
-    part.subproblems += m;
+    part.subproblems += finished.size();
     if (monitor_) {
-      monitor_->subproblems_done.fetch_add(m, std::memory_order_relaxed);
+      monitor_->subproblems_done.fetch_add(finished.size(), std::memory_order_relaxed);
       monitor_->nodes_done.fetch_add(nodes, std::memory_order_relaxed);
       monitor_->cost_done.fetch_add(cost, std::memory_order_relaxed);
     }
   }
 
- private:
   void count_span(std::span<const Subproblem> in, std::span<Tally> out) const {
     if (kernel_) {
       kernel_->count(in, out);
@@ -228,10 +290,7 @@ class Counter {
 const Kernel* resolve_kernel(const CountConfig& config) {
   if (config.kernel != "auto") return find_kernel(config.kernel);
   if (config.split_rows >= 0) return &best_kernel();
-  const Kernel& k = auto_kernel(config.n);
-  // The join's plan holds one subproblem per row-split orbit; past kMaxJoinPlan (n = 25, 27
-  // and 28 up) it would not be small, so auto keeps to backtracking there.
-  return k.name == "join" && rowsplit_subproblems(config.n) > kMaxJoinPlan ? &best_kernel() : &k;
+  return &auto_kernel(config.n);
 }
 
 // The checks count() makes; the kernel, or nullptr for the classic route.
@@ -252,10 +311,6 @@ Expected<const Kernel*> checked_kernel(const CountConfig& config) {
   if (!kernel->supported())
     return Error{"kernel '" + config.kernel + "' cannot run on this CPU (it needs " +
                  std::string(kernel->needs) + ")"};
-  if (kernel->name == "join" && rowsplit_subproblems(n) > kMaxJoinPlan)
-    return Error{"the join kernel's plan for n = " + std::to_string(n) + " would hold " +
-                 std::to_string(rowsplit_subproblems(n)) + " subproblems (at most " +
-                 std::to_string(kMaxJoinPlan) + "); use a backtracking kernel (--kernel auto)"};
   if (kernel->name == "join" && config.split_rows >= 0)
     return Error{
         "the join kernel has its own plan (one subproblem per row split); a split depth "
@@ -372,7 +427,7 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
                           static_cast<std::size_t>(numa.threads) + 1);
 
   // Order and deal by estimated cost; only the selected subproblems (resume, MPI) are dealt.
-  const std::size_t total = plan.subproblems.size();
+  const std::size_t total = plan.size();
   std::vector<double> estimate(total);
   for (std::size_t i = 0; i < total; ++i) estimate[i] = static_cast<double>((*hooks.costs)[i]);
   // The row-split plan is dealt in its own order instead (claim_order).
@@ -402,7 +457,7 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
   const std::size_t nodes = numa.arenas.size();
   work_ranges.local.assign(nodes, nullptr);
   auto node_size = [&](std::size_t a) { return layout.node_begin[a + 1] - layout.node_begin[a]; };
-  for (std::size_t a = 0; a < nodes && binder; ++a) {
+  for (std::size_t a = 0; a < nodes && binder && !plan.rowsplit; ++a) {
     // The node's subproblems on the node's own memory (hwloc_alloc_membind); where binding is
     // impossible (a synthetic machine, no such node) it is ordinary memory. Unplaced: none.
     Subproblem* local = static_cast<Subproblem*>(
@@ -460,7 +515,8 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
     std::sort(r.ran_on.begin(), r.ran_on.end());
     r.ran_on.erase(std::unique(r.ran_on.begin(), r.ran_on.end()), r.ran_on.end());
     result.arenas.push_back(std::move(r));
-    if (binder) binder->free_memory(work_ranges.local[a], node_size(a) * sizeof(Subproblem));
+    if (work_ranges.local[a])
+      binder->free_memory(work_ranges.local[a], node_size(a) * sizeof(Subproblem));
   }
   return sum;
 }
@@ -529,9 +585,9 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   Plan plan = plan_for(config, kernel, result.threads, &costs, /*defer_fixed_counts=*/true);
   result.classes = plan.classes;
   result.split_rows = plan.split_rows;
-  result.subproblems_total = plan.subproblems.size();
+  result.subproblems_total = plan.size();
   // Refused before any counting (and before a journal is opened) if it would not fit.
-  result.memory_estimate = estimate_memory(plan, config, plan.subproblems.size()).total();
+  result.memory_estimate = estimate_memory(plan, config, plan.size()).total();
   if (auto refused = check_memory(result.memory_estimate, config.memory_limit)) return *refused;
 
   // Resume: skip what the journal holds and add it back (engine/count/journal.hpp).
@@ -556,7 +612,7 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
     monitor->cost_resumed.store(resumed_cost);
     monitor->cost_done.store(resumed_cost);
     monitor->subproblems_done.store(resumed.done.subproblems);
-    monitor->subproblems_total.store(plan.subproblems.size());
+    monitor->subproblems_total.store(plan.size());
   }
 
   // Started only now that every check has passed, on a detached thread: neither an early
@@ -572,7 +628,7 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   result.nodes = part.nodes;
   result.subproblems = part.subproblems;
   result.subproblems_resumed = resumed.done.subproblems;
-  result.cancelled = part.subproblems < plan.subproblems.size();
+  result.cancelled = part.subproblems < plan.size();
   if (symmetric.valid() && !result.cancelled) {
     const SymmetricCounts sym = symmetric.get();
     plan.sym4 = sym.sym4;
@@ -602,9 +658,9 @@ Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan
   const auto start = std::chrono::steady_clock::now();
   const std::vector<std::uint64_t> selection(indices.begin(), indices.end());
   for (std::uint64_t i : selection)
-    if (i >= plan.subproblems.size())
+    if (i >= plan.size())
       return Error{"subproblem " + std::to_string(i) + " is not in the plan (" +
-                   std::to_string(plan.subproblems.size()) + " subproblems)"};
+                   std::to_string(plan.size()) + " subproblems)"};
   CountResult result;
   result.n = plan.n;
   result.threads = resolve_threads(config.threads);
@@ -618,7 +674,7 @@ Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan
   hooks.selection = &selection;
   hooks.journal = config.journal;
   // Costs of the selected subproblems only: an MPI rank counts many small selections.
-  std::vector<std::uint64_t> costs(plan.subproblems.size(), 0);
+  std::vector<std::uint64_t> costs(plan.size(), 0);
   for (std::uint64_t i : selection) costs[i] = estimate_plan_cost(plan, i);
   hooks.costs = &costs;
   std::future<Expected<Topology>> machine = start_reading_topology(config);
