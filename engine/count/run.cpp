@@ -213,17 +213,24 @@ class Counter {
     const std::size_t batch_size = plan_.n >= 22 ? 1 : kBatch;
     std::size_t m = end - begin;
     const std::uint32_t* ids = ranges.layout.ids.data() + begin;
+    std::uint64_t ahead = 0;  // cost the monitor has seen already (finished tasks only)
     for (std::size_t i = 0; i < m; ++i) {
       const double t0 = stats_ ? thread_seconds() : 0;
       Tally task;
       std::size_t held = 0;
       bool cancelled = false;
+      std::uint64_t progressed = 0;  // of the task's cost, already in the monitor
       auto flush = [&] {
         count_span(std::span<const Subproblem>(batch.data(), held),
                    std::span<Tally>(tallies.data(), held));
         for (std::size_t k = 0; k < held; ++k) {
           task.solutions += weights[k] * tallies[k].solutions;
           task.nodes += tallies[k].nodes;
+        }
+        if (monitor_ && batch_size == 1) {  // progress within the task: it may take hours
+          const std::uint64_t c = estimate_join_cost(batch[0], cost_probe_rows(plan_.n));
+          monitor_->cost_done.fetch_add(c, std::memory_order_relaxed);
+          progressed += c;
         }
         held = 0;
         cancelled = monitor_ && monitor_->cancel.load(std::memory_order_relaxed);
@@ -248,12 +255,15 @@ class Counter {
       }
       part.weighted += task.solutions;
       finished[i] = {ids[i], task};
+      ahead += progressed;
     }
-    finish(std::span(finished.data(), m), part);
+    finish(std::span(finished.data(), m), part, ahead);
   }
 
-  // The journal, the worker's partial and the progress, for a claim's finished tasks.
-  void finish(std::span<const FinishedSubproblem> finished, Partial& part) const {
+  // The journal, the worker's partial and the progress, for a claim's finished tasks, of whose
+  // cost the monitor has seen `ahead` already.
+  void finish(std::span<const FinishedSubproblem> finished, Partial& part,
+              std::uint64_t ahead = 0) const {
     std::uint64_t nodes = 0, cost = 0;
     for (const FinishedSubproblem& f : finished) {
       nodes += f.tally.nodes;
@@ -265,7 +275,7 @@ class Counter {
     if (monitor_) {
       monitor_->subproblems_done.fetch_add(finished.size(), std::memory_order_relaxed);
       monitor_->nodes_done.fetch_add(nodes, std::memory_order_relaxed);
-      monitor_->cost_done.fetch_add(cost, std::memory_order_relaxed);
+      monitor_->cost_done.fetch_add(cost - ahead, std::memory_order_relaxed);
     }
   }
 

@@ -234,7 +234,7 @@ class InterruptingJournal final : public SubproblemJournal {
 };
 
 TEST(Resume, RandomInterruptionsThenResumeGiveExactCounts) {
-  for (const std::string kernel : {"auto", "reference"}) {
+  for (const std::string kernel : {"auto", "reference", "join"}) {
     CountConfig config;
     config.n = 13;
     config.threads = 3;
