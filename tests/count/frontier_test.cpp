@@ -1,5 +1,7 @@
-// The join on the frontier boards: sampled subproblems of the lazy row-split plan at n = 24,
-// counted by the join and by the independent backtracking search, must agree.
+// The join on the frontier boards: sampled subproblems of the lazy row-split plan, counted by the
+// join and by the independent backtracking search, must agree. At n = 23: from n = 24 the
+// largest half-boards pass the join's scratch cap and the join hands them to the search itself
+// (minutes a subproblem on this VM), which would compare the search with itself.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -25,11 +27,11 @@ std::vector<Subproblem> sample(int n, int count, std::uint64_t seed) {
   return out;
 }
 
-// Of 64 drawn subproblems, the three the cost model calls cheapest: a subproblem of n = 24 takes
-// the backtracking search from seconds to minutes, and the test is kept to tens of seconds.
-TEST(SlowFrontier, SampledN24SubproblemsJoinMatchesBacktracking) {
-  const int n = 24;
-  std::vector<Subproblem> subs = sample(n, 64, 24);
+// Of 64 drawn subproblems, the three the cost model calls cheapest, so that the backtracking
+// search keeps the test to seconds (1.3 s here).
+TEST(SlowFrontier, SampledN23SubproblemsJoinMatchesBacktracking) {
+  const int n = 23;
+  std::vector<Subproblem> subs = sample(n, 64, 23);
   std::sort(subs.begin(), subs.end(), [&](const Subproblem& a, const Subproblem& b) {
     return estimate_join_cost(a, cost_probe_rows(n)) < estimate_join_cost(b, cost_probe_rows(n));
   });
