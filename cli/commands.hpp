@@ -18,5 +18,6 @@ int run_solve_blnq(const SolveArgs& args);  // solve --method blnq (cli/cmd_blnq
 int run_solve_ldpc(const SolveArgs& args);  // solve --modular --ldpc J,K (cli/cmd_ldpc.cpp)
 int run_topology(const TopologyArgs& args);
 int run_simulate(const SimulateArgs& args);
+int run_estimate(const EstimateArgs& args);
 
 }  // namespace nq::cli

@@ -73,5 +73,6 @@ int main(int argc, char** argv) {
   if (subs["solve"]->parsed()) return nq::cli::run_solve(args.solve);
   if (subs["topology"]->parsed()) return nq::cli::run_topology(args.topology);
   if (subs["simulate"]->parsed()) return nq::cli::run_simulate(args.simulate);
+  if (subs["estimate"]->parsed()) return nq::cli::run_estimate(args.estimate);
   return 2;
 }

@@ -95,7 +95,7 @@ class Dealer {
     const std::size_t left = todo_.size() - next_;
     // Guided self-scheduling, capped so that no batch holds more than 1/(64 consumers) of the
     // plan: the batches out with the ranks are all a lost rank (or a killed job) costs again.
-    const std::size_t cap = std::max<std::size_t>(1, plan_.subproblems.size() / (64 * consumers_));
+    const std::size_t cap = std::max<std::size_t>(1, plan_.size() / (64 * consumers_));
     const std::size_t batch =
         synthetic() ? std::min<std::size_t>(left, 1)
                     : std::min({left, cap, std::max<std::size_t>(1, left / (4 * consumers_))});
@@ -115,7 +115,7 @@ class Dealer {
     std::uint64_t nodes = 0, cost = 0;
     std::lock_guard lock(mu_);
     for (const FinishedSubproblem& f : done) {
-      sum_.weighted += static_cast<u128>(plan_.weights[f.index]) * f.tally.solutions;
+      sum_.weighted += static_cast<u128>(plan_.weight(f.index)) * f.tally.solutions;
       sum_.nodes += f.tally.nodes;
       nodes += f.tally.nodes;
       cost += costs_[f.index];
@@ -382,9 +382,8 @@ int run(int argc, char** argv, int rank, int ranks) {
   // Only the first rank that refuses says so (they usually all do, for the same reason).
   int refusing = INT_MAX, first_refusing = INT_MAX;
   if (plan.ok())
-    if (auto refused =
-            check_memory(estimate_memory(*plan, config, plan->subproblems.size()).total(),
-                         config.memory_limit)) {
+    if (auto refused = check_memory(estimate_memory(*plan, config, plan->size()).total(),
+                                    config.memory_limit)) {
       status = 2;
       error = refused->message;
       refusing = rank;

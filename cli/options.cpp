@@ -48,6 +48,11 @@ const std::vector<Command>& commands() {
        "Replay a --task-stats file on P simulated workers with the engine's own "
        "scheduling policy (deal to NUMA nodes largest first, chunks, helping); print "
        "the predicted makespan, speedup and efficiency."},
+      {"estimate",
+       "Predict what a full count (the join) would cost without doing it: count a seeded, "
+       "cost-stratified random sample of its subproblems and print the estimated core-hours "
+       "and Q(n) with 95% intervals, the memory per worker and the wall time on --procs "
+       "workers (through the scaling simulator)."},
   };
   return kCommands;
 }
@@ -294,6 +299,30 @@ std::vector<OptionRow> option_table(Args& a) {
        std::nullopt,
        {"auto", "largest", "plan"}},
       {"simulate", "--json", &a.simulate.json, "print one JSON object"},
+      {"estimate",
+       "-n,--n",
+       &a.estimate.n,
+       "board size",
+       std::pair{4LL, (long long)kMaxCountN},
+       {},
+       true},
+      {"estimate", "--samples", &a.estimate.samples,
+       "subproblems to count (in up to 32 strata of equal estimated cost, at least two each)",
+       std::pair{1LL, 1LL << 20}},
+      {"estimate", "--seconds", &a.estimate.seconds,
+       "stop drawing more samples once this many seconds have passed (after two per stratum; "
+       "default 0: no limit)"},
+      {"estimate", "--seed", &a.estimate.seed,
+       "seed of the sample (the same seed, the same "
+       "sample)",
+       std::pair{0LL, LLONG_MAX}},
+      {"estimate", "-p,--procs", &a.estimate.procs,
+       "workers (threads on cores) the predicted wall time is for", std::pair{1LL, 1LL << 24}},
+      {"estimate", "--node-cores", &a.estimate.node_cores,
+       "cores per NUMA node of the machine the wall time is for", std::pair{1LL, max_threads}},
+      {"estimate", "-t,--threads", &a.estimate.threads,
+       "threads counting the sample (default: every hardware thread)", std::pair{1LL, max_threads}},
+      {"estimate", "--json", &a.estimate.json, "print one JSON object"},
       {"count", "--memory-limit", &a.count.memory_limit,
        "SIZE: refuse, before it starts, a count whose estimated peak memory (the plan, the "
        "runner's copies and every thread's kernel scratch; --json memory_estimate_bytes) is "

@@ -59,6 +59,17 @@ struct SimulateArgs {
   bool json = false;
 };
 
+struct EstimateArgs {
+  int n = 0;
+  int samples = 64;
+  double seconds = 0;  // 0: no limit
+  long long seed = 1;
+  int procs = 1000;
+  int node_cores = 64;
+  int threads = 0;  // 0: every hardware thread
+  bool json = false;
+};
+
 struct TableArgs {
   int n = 0;  // 0: every row
   bool json = false;
@@ -126,6 +137,7 @@ struct Args {
   SolveArgs solve;
   TopologyArgs topology;
   SimulateArgs simulate;
+  EstimateArgs estimate;
 };
 
 struct Command {

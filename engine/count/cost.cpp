@@ -110,12 +110,16 @@ std::uint64_t estimate_join_cost(const Subproblem& s, int probe_rows) {
 
 std::uint64_t estimate_plan_cost(const Plan& plan, std::size_t i) {
   const int rows = cost_probe_rows(plan.n);
-  return plan.rowsplit() ? estimate_join_cost(plan.subproblems[i], rows)
-                         : estimate_cost(plan.subproblems[i], rows);
+  if (!plan.rowsplit()) return estimate_cost(plan.subproblems[i], rows);
+  std::uint64_t cost = 0;  // the task's subproblems, unranked on demand
+  for (std::uint64_t r = plan.first_rank(i); r < plan.end_rank(i); ++r)
+    if (const RowSplitKey key = rowsplit_key(plan.n, r); key.weight != 0)
+      cost += estimate_join_cost(rowsplit_subproblem(plan.n, key), rows);
+  return cost;
 }
 
 std::vector<std::uint64_t> estimate_costs(const Plan& plan) {
-  std::vector<std::uint64_t> costs(plan.subproblems.size());
+  std::vector<std::uint64_t> costs(plan.size());
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, costs.size(), 256), [&](const auto& r) {
     for (std::size_t i = r.begin(); i < r.end(); ++i) costs[i] = estimate_plan_cost(plan, i);
   });

@@ -31,11 +31,11 @@ std::uint64_t estimate_cost(const Subproblem& s, int probe_rows);
 // width, 6.1 counting subproblems). Deterministic. Any other subproblem gets estimate_cost.
 std::uint64_t estimate_join_cost(const Subproblem& s, int probe_rows);
 
-// The cost of subproblem i of the plan: estimate_join_cost for the row-split plan (the join's),
-// estimate_cost for the others.
+// The cost of task i of the plan: estimate_cost of its subproblem, or, in the row-split plan (the
+// join's), the sum of estimate_join_cost over the subproblems of its ranks.
 std::uint64_t estimate_plan_cost(const Plan& plan, std::size_t i);
 
-// estimate_plan_cost of every subproblem of the plan, in plan order.
+// estimate_plan_cost of every task of the plan, in plan order.
 std::vector<std::uint64_t> estimate_costs(const Plan& plan);
 
 }  // namespace nq

@@ -95,8 +95,10 @@ std::uint32_t fnv1a32(const unsigned char* bytes, std::size_t size) {
 }
 
 RunIdentity run_identity(const Plan& plan) {
-  return {plan.n, plan.split_rows, plan.classes, plan.subproblems.size(),
-          std::string(plan_kind_name(plan.kind))};
+  // The row-split plan's record index is a task of Plan::block ranks: its own route, so that no
+  // journal of the plan's earlier, materialised form is resumed as this one.
+  return {plan.n, plan.split_rows, plan.classes, plan.size(),
+          plan.rowsplit() ? "rowsplit-rank" : std::string(plan_kind_name(plan.kind))};
 }
 
 std::string describe(const RunIdentity& run) {
@@ -107,11 +109,11 @@ std::string describe(const RunIdentity& run) {
 
 ResumePoint resume_point(const Plan& plan, std::span<const FinishedSubproblem> finished) {
   ResumePoint r;
-  std::vector<bool> done(plan.subproblems.size(), false);
+  std::vector<bool> done(plan.size(), false);
   for (const FinishedSubproblem& f : finished) {
     if (f.index >= done.size() || done[f.index]) continue;  // begin() has checked both
     done[f.index] = true;
-    r.done.weighted += static_cast<u128>(plan.weights[f.index]) * f.tally.solutions;
+    r.done.weighted += static_cast<u128>(plan.weight(f.index)) * f.tally.solutions;
     r.done.nodes += f.tally.nodes;
     r.done.subproblems += 1;
   }

@@ -8,8 +8,8 @@
 //
 // The file (FileJournal) is a 64-byte header followed by 32-byte records, all little-endian:
 //   header: magic "NQJOURNL", format version (u32), n (u32), split depth (u32), 0 (u32),
-//           classes (u64), subproblems (u64), route "canonical"/"classic"/"rowsplit" (16 bytes, NUL
-//           padded), record size (u32), FNV-1a 32 of the 60 bytes before it (u32)
+//           classes (u64), subproblems (u64), route "canonical"/"classic"/"rowsplit-rank" (16
+//           bytes, NUL padded), record size (u32), FNV-1a 32 of the 60 bytes before it (u32)
 //   record: index (u64), solutions (u64), nodes (u64), residues (u32: solutions mod 65521 in
 //           the high 16 bits, mod 65519 in the low 16), FNV-1a 32 of the 28 bytes before it (u32)
 // The residues are a second, independent check of the count (as in the FPGA Q(27) run): a bit
@@ -45,8 +45,10 @@ struct RunIdentity {
   int split_rows = 0;
   std::uint64_t classes = 0;
   std::uint64_t subproblems = 0;
-  std::string route;  // plan_kind_name: "canonical", "classic" or "rowsplit"; every kernel of a
-                      // route counts alike
+  // "canonical", "classic" or "rowsplit-rank" (the join's: a record's index is a task of
+  // Plan::block consecutive ranks, its solutions already weighted): every kernel of a route
+  // counts alike.
+  std::string route;
 
   bool operator==(const RunIdentity&) const = default;
 };

@@ -33,11 +33,12 @@ using CostVector = decltype(estimate_costs(std::declval<const Plan&>()));
 using OrderVector = decltype(claim_order(std::declval<const std::vector<double>&>(), false));
 constexpr std::uint64_t kPerPlannedBytes =
     sizeof(CostVector::value_type) + sizeof(double) + sizeof(OrderVector::value_type) + 1;
-// ... and per counted subproblem: a position of the work layout (schedule.hpp WorkLayout: its
-// id and the suffix cost) and the subproblem's copy on its node's memory.
-constexpr std::uint64_t kPerCountedBytes = sizeof(Subproblem) +
-                                           sizeof(decltype(WorkLayout::ids)::value_type) +
-                                           sizeof(decltype(WorkLayout::after)::value_type);
+// ... and per counted task: a position of the work layout (schedule.hpp WorkLayout: its id and
+// the suffix cost). The row-split plan's tasks are unranked by the worker that claims them;
+// the other plans' subproblems are copied onto their node's memory too.
+constexpr std::uint64_t kPerCountedTaskBytes = sizeof(decltype(WorkLayout::ids)::value_type) +
+                                               sizeof(decltype(WorkLayout::after)::value_type);
+constexpr std::uint64_t kPerCountedBytes = sizeof(Subproblem) + kPerCountedTaskBytes;
 // A resumed run reads the journal (a record and a finished entry per subproblem done, the
 // solutions seen per planned one) and keeps the todo list.
 constexpr std::uint64_t kPerJournalBytes =
@@ -70,10 +71,12 @@ std::uint64_t kernel_scratch_bytes(const Kernel* kernel, int n) {
 
 MemoryEstimate estimate_memory(const Plan& plan, const CountConfig& config, std::uint64_t counted) {
   MemoryEstimate e;
-  const std::uint64_t planned = plan.subproblems.size();
+  const std::uint64_t planned = plan.size();
+  // The row-split plan is lazy (plan.hpp): nothing stored, whatever its size.
   const std::uint64_t plan_bytes =
       plan.subproblems.capacity() * sizeof(Subproblem) + plan.weights.capacity();
-  std::uint64_t run = planned * kPerPlannedBytes + counted * kPerCountedBytes;
+  std::uint64_t run = planned * kPerPlannedBytes +
+                      counted * (plan.rowsplit() ? kPerCountedTaskBytes : kPerCountedBytes);
   if (config.journal) run += planned * kPerJournalBytes;
   if (config.task_stats) run += planned * sizeof(TaskStat);
   e.fixed = kFixedBytes;

@@ -19,7 +19,7 @@ void start_monitor(Monitor& monitor, const Plan& plan, std::span<const std::uint
   monitor.cost_resumed.store(resumed_cost);
   monitor.cost_done.store(resumed_cost);
   monitor.subproblems_done.store(resumed.done.subproblems);
-  monitor.subproblems_total.store(plan.subproblems.size());
+  monitor.subproblems_total.store(plan.size());
 }
 
 Expected<bool> finish_count(const Plan& plan, Partial part, const ResumePoint& resumed,
@@ -27,11 +27,11 @@ Expected<bool> finish_count(const Plan& plan, Partial part, const ResumePoint& r
   part.join(resumed.done);
   result.nodes = part.nodes;
   result.subproblems = part.subproblems;
-  result.subproblems_total = plan.subproblems.size();
+  result.subproblems_total = plan.size();
   result.subproblems_resumed = resumed.done.subproblems;
   result.classes = plan.classes;
   result.split_rows = plan.split_rows;
-  result.cancelled = part.subproblems < plan.subproblems.size() || !symmetric_complete;
+  result.cancelled = part.subproblems < plan.size() || !symmetric_complete;
   auto orbits = finish_orbits(part.weighted, plan.sym4, plan.sym2);
   if (!orbits.ok()) {
     if (!result.cancelled) return orbits.error();

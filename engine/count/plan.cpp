@@ -409,63 +409,101 @@ std::uint32_t flip_rows(std::uint32_t set, int n) {
   return flipped;
 }
 
-// The next larger set with as many bits (Gosper's hack); 0 after the last one below 2^n.
-std::uint64_t next_same_size(std::uint64_t set) {
-  const std::uint64_t low = set & (0 - set), ripple = set + low;
-  return ripple | (((set ^ ripple) >> 2) / low);
+}  // namespace
+
+namespace {
+
+// Binomial coefficients up to 32 choose 16 (fits 64 bits).
+struct Binomials {
+  std::uint64_t c[kMaxN + 1][kMaxN + 1] = {};
+  constexpr Binomials() {
+    for (int a = 0; a <= kMaxN; ++a) {
+      c[a][0] = 1;
+      for (int b = 1; b <= a; ++b) c[a][b] = c[a - 1][b - 1] + (b < a ? c[a - 1][b] : 0);
+    }
+  }
+};
+constexpr Binomials kBinomials;
+
+// Ranks per middle-queen row (odd n) or in all (even n): h of the rows other than r and n-1.
+std::uint64_t ranks_per_row(int n) {
+  const int h = n / 2;
+  return kBinomials.c[n % 2 ? n - 2 : n - 1][h];
 }
 
 }  // namespace
+
+std::uint64_t rowsplit_ranks(int n) {
+  return ranks_per_row(n) * static_cast<std::uint64_t>(n % 2 ? n / 2 + 1 : 1);
+}
+
+RowSplitKey rowsplit_key(int n, std::uint64_t rank) {
+  const int h = n / 2;
+  const bool odd = n % 2 == 1;
+  const std::uint64_t per_row = ranks_per_row(n);
+  RowSplitKey key;
+  key.middle_row = odd ? static_cast<int>(rank / per_row) : -1;
+  std::uint64_t local = rank % per_row;
+  // The rows E chooses from, ascending: all but r and n-1.
+  int avail[kMaxN];
+  int m = 0;
+  for (int i = 0; i + 1 < n; ++i)
+    if (i != key.middle_row) avail[m++] = i;
+  // Colex unranking: the largest c with C(c, k) <= local is the k-th element; c only decreases.
+  int c = m - 1;
+  for (int k = h; k >= 1; --k) {
+    while (kBinomials.c[c][k] > local) --c;
+    local -= kBinomials.c[c][k];
+    key.east |= 1u << avail[c];
+    --c;
+  }
+  const std::uint32_t rows =
+      static_cast<std::uint32_t>(full_mask(n)) & ~(odd ? 1u << key.middle_row : 0u);
+  if (odd && key.middle_row < h) {
+    key.weight = 4;  // (r, E), its mirror, and the flip's two images at row n-1-r
+    return key;
+  }
+  const std::uint32_t mirrored = rows & ~key.east, flipped = flip_rows(key.east, n),
+                      both = rows & ~flipped;
+  if (key.east > flipped || key.east > both) return key;  // weight 0: another rank stands for it
+  // E differs from its mirror (they are disjoint), so the orbit has 2 or 4 members.
+  key.weight = flipped == key.east || flipped == mirrored ? 2 : 4;
+  return key;
+}
+
+Subproblem rowsplit_subproblem(int n, const RowSplitKey& key) {
+  const Mask full = full_mask(n);
+  const int half = n / 2;
+  const Mask middle = n % 2 ? bit_at(half) : 0;
+  const Mask west = full_mask(half), east = full & ~west & ~middle;
+  Subproblem s;
+  s.full = full;
+  s.rows = n;
+  for (int i = 0; i < n; ++i)
+    s.blocked[i] = i == key.middle_row    ? full & ~middle
+                   : (key.east >> i & 1u) ? west | middle
+                                          : east | middle;
+  return s;
+}
+
+void rowsplit_all(int n, std::vector<Subproblem>& subproblems, std::vector<std::uint8_t>& weights) {
+  subproblems.clear();
+  weights.clear();
+  const std::uint64_t ranks = rowsplit_ranks(n);
+  for (std::uint64_t r = 0; r < ranks; ++r) {
+    const RowSplitKey key = rowsplit_key(n, r);
+    if (key.weight == 0) continue;
+    subproblems.push_back(rowsplit_subproblem(n, key));
+    weights.push_back(static_cast<std::uint8_t>(key.weight));
+  }
+}
 
 Plan plan_rowsplit(int n, bool fixed_counts) {
   Plan plan;
   plan.n = n;
   plan.kind = PlanKind::kRowSplit;
-  const Mask full = full_mask(n);
-  const int half = n / 2;
-  const Mask west = full_mask(half), east = full & ~west & ~(n % 2 ? bit_at(half) : 0);
-  const Mask middle = n % 2 ? bit_at(half) : 0;
-  // Odd n: the middle column's queen stands in row r; the other rows split h east / h west.
-  // A subproblem (r, E) is kept when it is the least of its images (r', E') under the flip
-  // (n-1-r, flip(E)), the mirror (r, rows \ {r} \ E) and both, compared as (r, E).
-  const bool odd = n % 2 == 1;
-  // Sized and faulted in at once (prefault.hpp): growing it by doubling, page fault by page
-  // fault, took most of the 13 ms this loop took at n = 18.
-  const std::uint64_t total = rowsplit_subproblems(n);
-  plan.subproblems.reserve(total);
-  plan.weights.reserve(total);
-  prefault_for_writing(plan.subproblems.data(), total * sizeof(Subproblem));
-  for (int r = 0; r < (odd ? n : 1); ++r) {
-    const std::uint32_t rows = static_cast<std::uint32_t>(full) & ~(odd ? bit_at(r) : 0u);
-    const int fr = odd ? n - 1 - r : 0;
-    if (fr < r) continue;  // (r, E) has an image with a smaller r
-    const std::uint64_t stop = std::uint64_t{1} << n;
-    for (std::uint64_t e = (std::uint64_t{1} << half) - 1; e < stop; e = next_same_size(e)) {
-      const auto rows_east = static_cast<std::uint32_t>(e);
-      if (rows_east & ~rows) continue;
-      const std::uint32_t mirrored = rows & ~rows_east;
-      bool least = rows_east < mirrored;
-      int orbit = 4;  // r != n-1-r: the flip's images have another r, so all four differ
-      if (fr == r) {
-        const std::uint32_t flipped = flip_rows(rows_east, n), both = rows & ~flipped;
-        least = least && rows_east <= flipped && rows_east <= both;
-        // E differs from its mirror (they are disjoint), so the orbit has 2 or 4 members.
-        orbit = flipped == rows_east || flipped == mirrored ? 2 : 4;
-      }
-      if (!least) continue;
-      Subproblem s;
-      s.full = full;
-      s.rows = n;
-      for (int i = 0; i < n; ++i) {
-        const bool is_middle_row = odd && i == r;
-        s.blocked[i] = is_middle_row           ? full & ~middle
-                       : (rows_east >> i & 1u) ? west | middle
-                                               : east | middle;
-      }
-      plan.subproblems.push_back(s);
-      plan.weights.push_back(static_cast<std::uint8_t>(orbit));
-    }
-  }
+  plan.ranks = rowsplit_ranks(n);
+  plan.block = std::max<std::uint64_t>(1, (plan.ranks + kMaxRowSplitTasks - 1) / kMaxRowSplitTasks);
   if (fixed_counts) {
     const SymmetricCounts sym = whole_board_symmetric(n);
     plan.sym4 = sym.sym4;

@@ -26,6 +26,7 @@
 // orbits at once, so the kernels only ever count c.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -74,17 +75,33 @@ ClassPrefix oriented(const ClassPrefix& c, Sym g);
 // rows (in every free square), which splits one subproblem into many. Keeps 2 rows open.
 void split_subproblem(const Subproblem& s, int rows, std::vector<Subproblem>& out);
 
-// The work of one count: subproblems, each standing for `weights[i]` boards.
+// The work of one count: tasks, task i standing for subproblems[i] with weight weights[i], or,
+// in the row-split plan, for a block of consecutive ranks (rowsplit_key), which nothing stores:
+// a worker unranks a task's subproblems when it claims it. A task's index is what journals,
+// selections (resume, MPI) and task stats name.
 struct Plan {
   int n = 0;
   int split_rows = 0;
   std::uint64_t classes = 0;
-  std::vector<Subproblem> subproblems;
+  std::vector<Subproblem> subproblems;  // empty in the row-split plan
   std::vector<std::uint8_t> weights;
   u128 sym4 = 0, sym2 = 0;  // see above; the classic route fills them by Burnside instead
   PlanKind kind = PlanKind::kCanonical;  // which plan_* made it, and so which kernels count it
   bool classic() const { return kind == PlanKind::kClassic; }    // for count_classic
   bool rowsplit() const { return kind == PlanKind::kRowSplit; }  // the join's
+  std::uint64_t ranks = 0;  // the row-split plan: ranks 0..ranks-1 (rowsplit_ranks)
+  std::uint64_t block = 1;  // the row-split plan: ranks per task
+
+  // Tasks in the plan.
+  std::size_t size() const {
+    return rowsplit() ? static_cast<std::size_t>((ranks + block - 1) / block) : subproblems.size();
+  }
+  // The weight of task i's tally: the row-split plan's tasks report their solutions already
+  // weighted (a block holds subproblems of weight 2 and 4), so theirs is 1.
+  std::uint64_t weight(std::size_t i) const { return rowsplit() ? 1 : weights[i]; }
+  // The ranks [first, end) of task i of the row-split plan.
+  std::uint64_t first_rank(std::size_t i) const { return i * block; }
+  std::uint64_t end_rank(std::size_t i) const { return std::min(ranks, (i + 1) * block); }
 };
 
 // The canonical-class plan, n >= 4.
@@ -103,14 +120,41 @@ Plan plan_classic(int n, int split_rows);
 // orbit's size. Unique by Burnside with whole-board fixed counts, as plan_classic. n >= 4.
 // With `fixed_counts` false, sym4 and sym2 are left for the caller to add later from
 // whole_board_symmetric(n) (the runner computes them on one of its workers while the count runs).
+//
+// The plan is lazy: it holds no subproblem, only the number of ranks (rowsplit_key) and how many
+// consecutive ranks make a task (at most kMaxRowSplitTasks tasks, so the scheduler's per-task
+// arrays stay bounded whatever n is).
 Plan plan_rowsplit(int n, bool fixed_counts = true);
 
-// How many subproblems plan_rowsplit(n) makes, without making them (Burnside over the four
+// A rank of the row-split plan. The mirror maps E to its complement among the rows besides r,
+// so exactly one of the two leaves out the last row (n-1): ranks enumerate those E (h = n/2 of
+// the other rows), in increasing order of E as a bit set (the combinatorial number system), and,
+// for odd n, r = 0..h major (r > h is the flip's image of n-1-r). For r < h the orbit has four
+// members, one of them ranked. For even n and for r = h the flip maps E to F(E) and the flip then
+// mirror to the complement of F(E): the rank stands for its orbit when E is the least of E, F(E)
+// and that complement (weight 2 when F(E) is E or its mirror, else 4), and otherwise is not a
+// representative (weight 0: counted as nothing, about half the ranks of those r).
+struct RowSplitKey {
+  int middle_row = -1;     // odd n: the middle column's queen's row r; even n: -1
+  std::uint32_t east = 0;  // bit i: row i holds its queen in the east half
+  int weight = 0;          // 2 or 4, or 0 where the rank is not its orbit's representative
+};
+std::uint64_t rowsplit_ranks(int n);
+// Unranks in O(n). rank < rowsplit_ranks(n).
+RowSplitKey rowsplit_key(int n, std::uint64_t rank);
+// The subproblem of a key: every row forced into its half (odd n: the middle row onto the
+// middle column).
+Subproblem rowsplit_subproblem(int n, const RowSplitKey& key);
+
+// Every representative of the row-split plan, in rank order, with its weight: for tests and
+// benchmarks, which want the subproblems themselves.
+void rowsplit_all(int n, std::vector<Subproblem>& subproblems, std::vector<std::uint8_t>& weights);
+
+// How many subproblems (orbits) the row-split plan of n counts (Burnside over the four
 // symmetries: the orbits of the row sets).
 std::uint64_t rowsplit_subproblems(int n);
-// The largest row-split plan the engine makes: 4M subproblems, about 1 GB with the runner's
-// per-node copies (n <= 24, 26 and the odd n <= 23).
-inline constexpr std::uint64_t kMaxJoinPlan = std::uint64_t{1} << 22;
+// The most tasks a row-split plan has: larger plans put consecutive ranks in one task.
+inline constexpr std::uint64_t kMaxRowSplitTasks = std::uint64_t{1} << 21;
 
 // Burnside's terms for a whole n-board: sym4 = solutions fixed by the 180 degree rotation but
 // not the 90 degree one, sym2 = those fixed by the 90 degree rotation.

@@ -37,8 +37,9 @@ namespace nq {
 namespace {
 
 // A thread's range of positions [begin, end) in the work layout, packed into one word so that
-// one compare-and-swap moves either end. Positions fit 32 bits: a plan of 2^32 subproblems of
-// 148 bytes (635 GB) is far past what the memory check lets a count hold.
+// one compare-and-swap moves either end. Positions fit 32 bits: a stored plan of 2^32
+// subproblems of 148 bytes (635 GB) is far past what the memory check lets a count hold, and the
+// lazy row-split plan has at most kMaxRowSplitTasks tasks (plan.hpp).
 constexpr std::uint64_t pack_range(std::size_t begin, std::size_t end) {
   return static_cast<std::uint64_t>(begin) << 32 | static_cast<std::uint64_t>(end);
 }
@@ -170,6 +171,7 @@ class Counter {
 
   // Counts the positions [begin, end) of one node's part of the layout.
   void count(const WorkRanges& ranges, std::size_t begin, std::size_t end, Partial& part) const {
+    if (plan_.rowsplit()) return count_ranks(ranges, begin, end, part);
     constexpr std::size_t kBatch = kMaxClaim;  // claim_size never exceeds it
     std::array<Tally, kBatch> tallies;
     std::array<FinishedSubproblem, kBatch> finished;
@@ -197,25 +199,96 @@ class Counter {
     } else {
       kernel_->count(in, std::span<Tally>(tallies.data(), m));
     }
-    std::uint64_t nodes = 0, cost = 0;
     for (std::size_t i = 0; i < m; ++i) {
       const std::uint32_t id = ids[i];
       part.weighted += static_cast<u128>(plan_.weights[id]) * tallies[i].solutions;
-      nodes += tallies[i].nodes;
-      cost += (*hooks_.costs)[id];
       finished[i] = {id, tallies[i]};
     }
-    if (hooks_.journal) hooks_.journal->record(std::span(finished.data(), m));
-    part.nodes += nodes;
-    part.subproblems += m;
-    if (monitor_) {
-      monitor_->subproblems_done.fetch_add(m, std::memory_order_relaxed);
-      monitor_->nodes_done.fetch_add(nodes, std::memory_order_relaxed);
-      monitor_->cost_done.fetch_add(cost, std::memory_order_relaxed);
-    }
+    finish(std::span(finished.data(), m), part);
   }
 
  private:
+  // The row-split plan's tasks: each a block of ranks, unranked here (plan.hpp rowsplit_key) and
+  // counted in batches; a task's tally holds its weighted solutions (Plan::weight is 1).
+  void count_ranks(const WorkRanges& ranges, std::size_t begin, std::size_t end,
+                   Partial& part) const {
+    constexpr std::size_t kBatch = kMaxClaim;
+    std::array<FinishedSubproblem, kBatch> finished;
+    std::array<Subproblem, kBatch> batch;
+    std::array<std::uint8_t, kBatch> weights;
+    std::array<Tally, kBatch> tallies;
+    // From n = 22 a subproblem takes seconds, and from 26 minutes: they go to the kernel one by
+    // one, and a cancel (Ctrl-C) is seen between them; the task it interrupts is dropped
+    // (neither counted nor recorded: a resumed run counts it again).
+    const std::size_t batch_size = plan_.n >= 22 ? 1 : kBatch;
+    std::size_t m = end - begin;
+    const std::uint32_t* ids = ranges.layout.ids.data() + begin;
+    std::uint64_t ahead = 0;  // cost the monitor has seen already (finished tasks only)
+    for (std::size_t i = 0; i < m; ++i) {
+      const double t0 = stats_ ? thread_seconds() : 0;
+      Tally task;
+      std::size_t held = 0;
+      bool cancelled = false;
+      std::uint64_t progressed = 0;  // of the task's cost, already in the monitor
+      auto flush = [&] {
+        kernel_->count(std::span<const Subproblem>(batch.data(), held),
+                       std::span<Tally>(tallies.data(), held));
+        for (std::size_t k = 0; k < held; ++k) {
+          task.solutions += weights[k] * tallies[k].solutions;
+          task.nodes += tallies[k].nodes;
+        }
+        if (monitor_ && batch_size == 1) {  // progress within the task: it may take hours
+          const std::uint64_t c = estimate_join_cost(batch[0], cost_probe_rows(plan_.n));
+          monitor_->cost_done.fetch_add(c, std::memory_order_relaxed);
+          progressed += c;
+        }
+        held = 0;
+        cancelled = monitor_ && monitor_->cancel.load(std::memory_order_relaxed);
+      };
+      for (std::uint64_t r = plan_.first_rank(ids[i]); r < plan_.end_rank(ids[i]) && !cancelled;
+           ++r) {
+        const RowSplitKey key = rowsplit_key(plan_.n, r);
+        if (key.weight == 0) continue;
+        batch[held] = rowsplit_subproblem(plan_.n, key);
+        weights[held++] = static_cast<std::uint8_t>(key.weight);
+        if (held == batch_size) flush();
+      }
+      if (held && !cancelled) flush();
+      if (cancelled) {
+        m = i;  // this task is dropped, the claim's later ones are not started
+        break;
+      }
+      if (stats_) {
+        TaskStat& st = (*stats_)[ids[i]];
+        st.seconds = thread_seconds() - t0;
+        st.nodes = task.nodes;
+      }
+      part.weighted += task.solutions;
+      finished[i] = {ids[i], task};
+      ahead += progressed;
+    }
+    finish(std::span(finished.data(), m), part, ahead);
+  }
+
+  // The journal, the worker's partial and the progress, for a claim's finished tasks, of whose
+  // cost the monitor has seen `ahead` already.
+  void finish(std::span<const FinishedSubproblem> finished, Partial& part,
+              std::uint64_t ahead = 0) const {
+    std::uint64_t nodes = 0, cost = 0;
+    for (const FinishedSubproblem& f : finished) {
+      nodes += f.tally.nodes;
+      cost += (*hooks_.costs)[f.index];
+    }
+    if (hooks_.journal) hooks_.journal->record(finished);
+    part.nodes += nodes;
+    part.subproblems += finished.size();
+    if (monitor_) {
+      monitor_->subproblems_done.fetch_add(finished.size(), std::memory_order_relaxed);
+      monitor_->nodes_done.fetch_add(nodes, std::memory_order_relaxed);
+      monitor_->cost_done.fetch_add(cost - ahead, std::memory_order_relaxed);
+    }
+  }
+
   const Plan& plan_;
   const Kernel* kernel_;
   const RunHooks& hooks_;
@@ -228,12 +301,7 @@ class Counter {
 const Kernel* resolve_kernel(const CountConfig& config) {
   if (config.kernel != "auto") return find_kernel(config.kernel);
   if (config.split_rows >= 0) return &best_kernel();
-  const Kernel& k = auto_kernel(config.n);
-  // The join's plan holds one subproblem per row-split orbit; past kMaxJoinPlan (n = 25, 27
-  // and 28 up) it would not be small, so auto keeps to backtracking there.
-  return k.plan == PlanKind::kRowSplit && rowsplit_subproblems(config.n) > kMaxJoinPlan
-             ? &best_kernel()
-             : &k;
+  return &auto_kernel(config.n);
 }
 
 // What "auto" did differently because of a split depth, for the caller to say: "" if nothing.
@@ -272,10 +340,6 @@ Expected<const Kernel*> checked_kernel(const CountConfig& config) {
   if (!kernel->supported())
     return Error{"kernel '" + config.kernel + "' cannot run on this CPU (it needs " +
                  std::string(kernel->needs) + ")"};
-  if (kernel->plan == PlanKind::kRowSplit && rowsplit_subproblems(n) > kMaxJoinPlan)
-    return Error{"the join kernel's plan for n = " + std::to_string(n) + " would hold " +
-                 std::to_string(rowsplit_subproblems(n)) + " subproblems (at most " +
-                 std::to_string(kMaxJoinPlan) + "); use a backtracking kernel (--kernel auto)"};
   if (kernel->plan == PlanKind::kRowSplit && config.split_rows >= 0)
     return Error{
         "the join kernel has its own plan (one subproblem per row split); a split depth "
@@ -398,7 +462,7 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
                           static_cast<std::size_t>(numa.threads) + 1);
 
   // Order and deal by estimated cost; only the selected subproblems (resume, MPI) are dealt.
-  const std::size_t total = plan.subproblems.size();
+  const std::size_t total = plan.size();
   std::vector<double> estimate(total);
   for (std::size_t i = 0; i < total; ++i) estimate[i] = static_cast<double>((*hooks.costs)[i]);
   // The row-split plan is dealt in its own order instead (claim_order).
@@ -428,7 +492,7 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
   const std::size_t nodes = numa.arenas.size();
   work_ranges.local.assign(nodes, nullptr);
   auto node_size = [&](std::size_t a) { return layout.node_begin[a + 1] - layout.node_begin[a]; };
-  for (std::size_t a = 0; a < nodes && binder; ++a) {
+  for (std::size_t a = 0; a < nodes && binder && !plan.rowsplit(); ++a) {
     // The node's subproblems on the node's own memory (hwloc_alloc_membind); where binding is
     // impossible (a synthetic machine, no such node) it is ordinary memory. Unplaced: none.
     Subproblem* local = static_cast<Subproblem*>(
@@ -493,7 +557,8 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
     std::sort(r.ran_on.begin(), r.ran_on.end());
     r.ran_on.erase(std::unique(r.ran_on.begin(), r.ran_on.end()), r.ran_on.end());
     result.arenas.push_back(std::move(r));
-    if (binder) binder->free_memory(work_ranges.local[a], node_size(a) * sizeof(Subproblem));
+    if (work_ranges.local[a])
+      binder->free_memory(work_ranges.local[a], node_size(a) * sizeof(Subproblem));
   }
   return sum;
 }
@@ -563,9 +628,9 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   Plan plan = plan_for(config, kernel, result.threads, &costs, /*defer_fixed_counts=*/true);
   result.classes = plan.classes;
   result.split_rows = plan.split_rows;
-  result.subproblems_total = plan.subproblems.size();
+  result.subproblems_total = plan.size();
   // Refused before any counting (and before a journal is opened) if it would not fit.
-  result.memory_estimate = estimate_memory(plan, config, plan.subproblems.size()).total();
+  result.memory_estimate = estimate_memory(plan, config, plan.size()).total();
   if (auto refused = check_memory(result.memory_estimate, config.memory_limit)) return *refused;
 
   // Resume: skip what the journal holds and add it back (engine/count/journal.hpp).
@@ -611,9 +676,9 @@ Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan
   const auto start = std::chrono::steady_clock::now();
   const std::vector<std::uint64_t> selection(indices.begin(), indices.end());
   for (std::uint64_t i : selection)
-    if (i >= plan.subproblems.size())
+    if (i >= plan.size())
       return Error{"subproblem " + std::to_string(i) + " is not in the plan (" +
-                   std::to_string(plan.subproblems.size()) + " subproblems)"};
+                   std::to_string(plan.size()) + " subproblems)"};
   CountResult result;
   result.n = plan.n;
   result.threads = resolve_threads(config.threads);
@@ -628,7 +693,7 @@ Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan
   hooks.selection = &selection;
   hooks.journal = config.journal;
   // Costs of the selected subproblems only: an MPI rank counts many small selections.
-  std::vector<std::uint64_t> costs(plan.subproblems.size(), 0);
+  std::vector<std::uint64_t> costs(plan.size(), 0);
   for (std::uint64_t i : selection) costs[i] = estimate_plan_cost(plan, i);
   hooks.costs = &costs;
   std::future<Expected<Topology>> machine = start_reading_topology(config);

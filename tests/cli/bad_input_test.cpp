@@ -111,6 +111,15 @@ const std::vector<Cmd>& table() {
         {"--unique", Kind::flag, ""},
         {"--json", Kind::flag, ""}}},
       {"group", {{"--json", Kind::flag, ""}}},
+      {"estimate",
+       {{"--n", Kind::integer, "8", true},
+        {"--samples", Kind::integer, "4"},
+        {"--seconds", Kind::real, "1"},
+        {"--seed", Kind::wide, "7"},
+        {"--procs", Kind::integer, "2"},
+        {"--node-cores", Kind::integer, "2"},
+        {"--threads", Kind::integer, "1"},
+        {"--json", Kind::flag, ""}}},
       {"topology",
        {{"--threads", Kind::integer, "2"},
         {"--numa", Kind::word, "off"},
@@ -242,7 +251,7 @@ TEST_P(BadInput, TableCoversEveryOptionOfTheHelp) {
 
 INSTANTIATE_TEST_SUITE_P(Commands, BadInput,
                          ::testing::Values("count", "solve", "table", "orbit", "edit", "orbits",
-                                           "list", "topology", "simulate", "group"));
+                                           "list", "topology", "simulate", "group", "estimate"));
 
 // With no command word the count is meant: the same checks hold.
 TEST(BadInputDefault, TheDefaultCommandRefusesToo) {

@@ -320,7 +320,7 @@ TEST(Orchestration, SumsPastTwoToTheSixtyFourStayExactThroughJournalAndResume) {
 }
 
 TEST(Resume, RandomInterruptionsThenResumeGiveExactCounts) {
-  for (const std::string kernel : {"auto", "reference"}) {
+  for (const std::string kernel : {"auto", "reference", "join"}) {
     CountConfig config;
     config.n = 13;
     config.threads = 3;

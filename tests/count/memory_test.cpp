@@ -39,6 +39,24 @@ TEST(Memory, JoinScratchGrowsWithTheBoardAndIsBounded) {
   EXPECT_GT(last, 5 * kernel_scratch_bytes(join, 18));
 }
 
+// The join's plan is lazy: nothing of it is stored, and the runner's per-task arrays stay
+// bounded by kMaxRowSplitTasks however many ranks the plan has.
+TEST(Memory, RowSplitPlanIsNotMaterialised) {
+  CountConfig c;
+  c.kernel = "join";
+  c.threads = 1;
+  for (int n : {16, 24, 28, 32}) {
+    const Plan plan = plan_rowsplit(n, false);
+    EXPECT_TRUE(plan.subproblems.empty()) << n;
+    EXPECT_LE(plan.size(), kMaxRowSplitTasks) << n;
+    EXPECT_GE(plan.size() * plan.block, plan.ranks) << n;
+    c.n = n;
+    const MemoryEstimate m = estimate_memory(plan, c, plan.size());
+    EXPECT_EQ(m.plan, 0u) << n;
+    EXPECT_LT(m.run, std::uint64_t{128} << 20) << n;
+  }
+}
+
 TEST(Memory, EstimateGrowsWithThreadsAndThePlan) {
   CountConfig c;
   c.n = 14;
@@ -46,9 +64,9 @@ TEST(Memory, EstimateGrowsWithThreadsAndThePlan) {
   c.threads = 1;
   const auto plan = make_plan(c);
   ASSERT_TRUE(plan.ok());
-  const std::uint64_t one = estimate_memory(*plan, c, plan->subproblems.size()).total();
+  const std::uint64_t one = estimate_memory(*plan, c, plan->size()).total();
   c.threads = 8;
-  const std::uint64_t eight = estimate_memory(*plan, c, plan->subproblems.size()).total();
+  const std::uint64_t eight = estimate_memory(*plan, c, plan->size()).total();
   EXPECT_GE(eight - one, 7 * kernel_scratch_bytes(find_kernel("join"), 14));
   EXPECT_LT(estimate_memory(*plan, c, 0).total(), eight);  // fewer counted: less to copy
   c.kernel = "scalar";
@@ -56,8 +74,8 @@ TEST(Memory, EstimateGrowsWithThreadsAndThePlan) {
   const auto small = make_plan(CountConfig{.n = 10, .threads = 2, .kernel = "scalar"});
   const auto large = make_plan(c);
   ASSERT_TRUE(small.ok() && large.ok());
-  EXPECT_LT(estimate_memory(*small, c, small->subproblems.size()).total(),
-            estimate_memory(*large, c, large->subproblems.size()).total());
+  EXPECT_LT(estimate_memory(*small, c, small->size()).total(),
+            estimate_memory(*large, c, large->size()).total());
 }
 
 TEST(Memory, RefusesARunAboveTheLimitBeforeCounting) {

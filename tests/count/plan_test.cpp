@@ -156,20 +156,73 @@ TEST(Frontend, SplittingKeepsTheCount) {
 // without building it.
 TEST(Frontend, RowSplitPlanWeightsGiveTheBruteForceTotal) {
   for (int n = 4; n <= 10; ++n) {
-    const Plan plan = plan_rowsplit(n);
-    ASSERT_EQ(plan.subproblems.size(), plan.weights.size());
+    std::vector<Subproblem> subproblems;
+    std::vector<std::uint8_t> weights;
+    rowsplit_all(n, subproblems, weights);
+    ASSERT_EQ(subproblems.size(), weights.size());
     std::uint64_t total = 0;
-    for (std::size_t i = 0; i < plan.subproblems.size(); ++i) {
-      EXPECT_TRUE(plan.weights[i] == 2 || plan.weights[i] == 4) << n;
-      total += plan.weights[i] * count_one_scalar(plan.subproblems[i]).solutions;
+    for (std::size_t i = 0; i < subproblems.size(); ++i) {
+      EXPECT_TRUE(weights[i] == 2 || weights[i] == 4) << n;
+      total += weights[i] * count_one_scalar(subproblems[i]).solutions;
     }
     EXPECT_EQ(total, test::all_solutions(n).size()) << n;
   }
 }
 
 TEST(Frontend, RowSplitPlanSizeFormulaMatchesThePlan) {
-  for (int n = 4; n <= 19; ++n)
-    EXPECT_EQ(rowsplit_subproblems(n), plan_rowsplit(n, false).subproblems.size()) << n;
+  for (int n = 4; n <= 19; ++n) {
+    std::vector<Subproblem> subproblems;
+    std::vector<std::uint8_t> weights;
+    rowsplit_all(n, subproblems, weights);
+    EXPECT_EQ(rowsplit_subproblems(n), subproblems.size()) << n;
+  }
+}
+
+// The representatives the ranks pick: one per orbit of (r, E) under the flip and the mirror,
+// checked against the orbits themselves (every (r, E) of a small board, its four images).
+TEST(Frontend, RowSplitRanksPickOneRepresentativePerOrbit) {
+  for (int n = 4; n <= 13; ++n) {
+    const int h = n / 2;
+    const bool odd = n % 2 == 1;
+    auto flip = [&](std::uint32_t set) {
+      std::uint32_t f = 0;
+      for (int i = 0; i < n; ++i)
+        if (set >> i & 1u) f |= 1u << (n - 1 - i);
+      return f;
+    };
+    // Every (r, E) in the orbit of a ranked key, with the orbit's size.
+    std::map<std::pair<int, std::uint32_t>, int> seen;
+    std::uint64_t previous = 0;
+    for (std::uint64_t rank = 0; rank < rowsplit_ranks(n); ++rank) {
+      const RowSplitKey key = rowsplit_key(n, rank);
+      const int r = key.middle_row;
+      ASSERT_EQ(std::popcount(key.east), h);
+      ASSERT_FALSE(key.east >> (n - 1) & 1u);
+      if (odd) {
+        ASSERT_FALSE(key.east >> r & 1u);
+      }
+      const std::uint64_t order = (static_cast<std::uint64_t>(r + 1) << 32) | key.east;
+      EXPECT_LT(previous, order) << "ranks in increasing (r, E)";
+      previous = order;
+      if (key.weight == 0) continue;
+      const std::uint32_t all_rows = (1u << n) - 1;
+      const std::uint32_t rows = all_rows & ~(odd ? 1u << r : 0u);
+      const int fr = odd ? n - 1 - r : -1;
+      const std::uint32_t frows = all_rows & ~(odd ? 1u << fr : 0u);
+      std::set<std::pair<int, std::uint32_t>> orbit = {{r, key.east},
+                                                       {r, rows & ~key.east},
+                                                       {fr, flip(key.east)},
+                                                       {fr, frows & ~flip(key.east)}};
+      EXPECT_EQ(static_cast<int>(orbit.size()), key.weight) << n;
+      for (const auto& member : orbit) EXPECT_TRUE(seen.emplace(member, key.weight).second) << n;
+    }
+    // Every (r, E) belongs to exactly one ranked orbit: seen holds all of them.
+    const int m = odd ? n - 1 : n;  // the rows besides r
+    std::uint64_t per_row = 1;
+    for (int i = 1; i <= h; ++i) per_row = per_row * static_cast<std::uint64_t>(m - h + i) / i;
+    const std::uint64_t all = per_row * static_cast<std::uint64_t>(odd ? n : 1);
+    EXPECT_EQ(seen.size(), all) << n;
+  }
 }
 
 }  // namespace

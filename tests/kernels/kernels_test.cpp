@@ -217,13 +217,16 @@ TEST_P(KernelTest, ForcedKernelIsTheOneThatRan) {
 TEST(JoinBuilds, BaselineBuildMatchesTheSearch) {
   std::size_t checked = 0;
   for (int n = 8; n <= 14; ++n)
-    for (const Plan& plan : {plan_rowsplit(n), plan_canonical(n, 2)}) {
-      std::vector<Tally> got(plan.subproblems.size());
-      count_join_scalar(plan.subproblems, got);
-      for (std::size_t i = 0; i < plan.subproblems.size(); ++i)
-        ASSERT_EQ(got[i].solutions, count_one_scalar(plan.subproblems[i]).solutions)
+    for (bool rowsplit : {true, false}) {
+      std::vector<Subproblem> subs = plan_canonical(n, 2).subproblems;
+      std::vector<std::uint8_t> weights;
+      if (rowsplit) rowsplit_all(n, subs, weights);
+      std::vector<Tally> got(subs.size());
+      count_join_scalar(subs, got);
+      for (std::size_t i = 0; i < subs.size(); ++i)
+        ASSERT_EQ(got[i].solutions, count_one_scalar(subs[i]).solutions)
             << "n=" << n << " subproblem " << i;
-      checked += plan.subproblems.size();
+      checked += subs.size();
     }
   EXPECT_GT(checked, 5000u);
 }
@@ -310,10 +313,12 @@ TEST(JoinKernel, MatchesSearchOnEveryRowSplitSubproblem) {
   std::size_t checked = 0;
   std::uint64_t solutions = 0;
   for (int n = 8; n <= 14; ++n) {
-    const Plan plan = plan_rowsplit(n);
-    ASSERT_FALSE(plan.subproblems.empty()) << n;
-    expect_join_matches_search(plan.subproblems, "n=" + std::to_string(n), solutions);
-    checked += plan.subproblems.size();
+    std::vector<Subproblem> subs;
+    std::vector<std::uint8_t> weights;
+    rowsplit_all(n, subs, weights);
+    ASSERT_FALSE(subs.empty()) << n;
+    expect_join_matches_search(subs, "n=" + std::to_string(n), solutions);
+    checked += subs.size();
   }
   EXPECT_GT(checked, 1000u);
   EXPECT_GT(solutions, 0u);
@@ -325,10 +330,12 @@ TEST(JoinKernel, MatchesSearchOnRowSplitSubproblemsWithRandomQueensOnTop) {
   std::mt19937 rng(2024);
   std::uint64_t solutions = 0;
   for (int n = 8; n <= 16; ++n) {
-    const Plan plan = plan_rowsplit(n);
+    std::vector<Subproblem> plan;
+    std::vector<std::uint8_t> weights;
+    rowsplit_all(n, plan, weights);
     std::vector<Subproblem> subs;
     while (subs.size() < 300) {
-      const Subproblem& base = plan.subproblems[rng() % plan.subproblems.size()];
+      const Subproblem& base = plan[rng() % plan.size()];
       std::vector<Subproblem> children;
       split_subproblem(base, 1 + static_cast<int>(rng() % 4), children);
       if (!children.empty()) subs.push_back(children[rng() % children.size()]);

@@ -1,0 +1,103 @@
+// `nqcount estimate --n N`: what a full count would cost, from a counted random sample of its
+// subproblems (engine/count/estimate.hpp), without doing it.
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "count/estimate.hpp"
+
+namespace nq::cli {
+namespace {
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string general(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+std::string mib(std::uint64_t bytes) {
+  return fixed(static_cast<double>(bytes) / (1 << 20), 1) + " MiB";
+}
+
+// Seconds in the largest unit that keeps them readable.
+std::string duration(double s) {
+  if (s < 120) return fixed(s, 1) + " s";
+  if (s < 2 * 3600) return fixed(s / 60, 1) + " min";
+  if (s < 2 * 86400) return fixed(s / 3600, 1) + " h";
+  if (s < 2 * 365.25 * 86400) return fixed(s / 86400, 1) + " days";
+  return fixed(s / (365.25 * 86400), 2) + " years";
+}
+
+}  // namespace
+
+int run_estimate(const EstimateArgs& args) {
+  EstimateConfig config;
+  config.n = args.n;
+  config.samples = args.samples;
+  config.seconds = args.seconds;
+  config.seed = static_cast<std::uint64_t>(args.seed);
+  config.procs = args.procs;
+  config.node_cores = args.node_cores;
+  config.threads = args.threads;
+  const auto r = estimate_count(config);
+  if (!r.ok()) {
+    print_error(r.error().message);
+    return 2;
+  }
+  const Interval& cs = r->core_seconds;
+  if (args.json) {
+    nlohmann::json j;
+    j["n"] = r->n;
+    j["subproblems"] = r->subproblems;
+    j["ranks"] = r->ranks;
+    j["tasks"] = r->tasks;
+    j["strata"] = r->strata;
+    j["samples"] = r->samples;
+    j["seed"] = args.seed;
+    j["sample_cpu_seconds"] = r->sample_seconds;
+    j["core_seconds"] = {{"estimate", cs.value}, {"low", cs.low}, {"high", cs.high}};
+    j["core_hours"] = {
+        {"estimate", cs.value / 3600}, {"low", cs.low / 3600}, {"high", cs.high / 3600}};
+    j["total"] = {{"estimate", r->total.value}, {"low", r->total.low}, {"high", r->total.high}};
+    j["worker_bytes"] = r->worker_bytes;
+    j["process_bytes"] = r->process_bytes;
+    j["procs"] = r->procs;
+    j["wall_seconds"] = r->wall_seconds;
+    j["efficiency"] = r->efficiency;
+    j["seconds"] = r->seconds;
+    std::cout << j.dump() << "\n";
+    return 0;
+  }
+  std::ostringstream o;
+  auto line = [&](const std::string& k, const std::string& v) {
+    o << k << std::string(k.size() < 14 ? 14 - k.size() : 1, ' ') << v << "\n";
+  };
+  line("n", std::to_string(r->n));
+  line("plan", std::to_string(r->subproblems) + " subproblems (" + std::to_string(r->ranks) +
+                   " ranks in " + std::to_string(r->tasks) + " tasks)");
+  line("sample", std::to_string(r->samples) + " subproblems in " + std::to_string(r->strata) +
+                     " strata, " + fixed(r->sample_seconds, 1) + " CPU s, seed " +
+                     std::to_string(args.seed));
+  line("core-hours", general(cs.value / 3600) + "  (95%: " + general(cs.low / 3600) + " .. " +
+                         general(cs.high / 3600) + ")");
+  line("total", general(r->total.value) + "  (95%: " + general(r->total.low) + " .. " +
+                    general(r->total.high) + ")");
+  line("memory",
+       mib(r->worker_bytes) + " per worker, " + mib(r->process_bytes) + " per process besides");
+  line("wall", duration(r->wall_seconds) + " on " + std::to_string(r->procs) +
+                   " workers (simulated, efficiency " + fixed(r->efficiency, 3) + ")");
+  line("took", fixed(r->seconds, 1) + " s");
+  std::cout << o.str();
+  return 0;
+}
+
+}  // namespace nq::cli

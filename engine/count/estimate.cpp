@@ -1,0 +1,250 @@
+#include "count/estimate.hpp"
+
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_sort.h>
+#include <oneapi/tbb/task_arena.h>
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "count/cost.hpp"
+#include "count/count.hpp"
+#include "count/memory.hpp"
+#include "count/plan.hpp"
+#include "count/schedule.hpp"
+#include "kernels/kernels.hpp"
+
+namespace nq {
+namespace {
+
+constexpr int kMaxStrata = 32;
+constexpr double kZ95 = 1.959964;
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// One stratum: positions [begin, end) of the tasks sorted by cost, and their total cost.
+struct Stratum {
+  std::size_t begin = 0, end = 0;
+  double cost = 0;
+};
+
+// A drawn subproblem: its rank and the probability of drawing it, relative to its stratum
+// (its estimated cost over the stratum's).
+struct Draw {
+  std::uint64_t rank = 0;
+  double share = 0;
+  int stratum = 0;
+  double seconds = 0;
+  double solutions = 0;  // weighted
+};
+
+// The two-sided 95% quantile of Student's t with `df` degrees of freedom (the normal's from 30):
+// with few draws per stratum the standard error is itself uncertain.
+double t95(int df) {
+  static constexpr double kT[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+                                  2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+                                  2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+                                  2.060,  2.056, 2.052, 2.048, 2.045};
+  return df >= 1 && df <= 29 ? kT[df - 1] : kZ95;
+}
+
+Interval interval(double value, double variance, int df) {
+  const double half = t95(df) * std::sqrt(std::max(variance, 0.0));
+  return {value, value - half, value + half};
+}
+
+}  // namespace
+
+Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
+  const int n = config.n;
+  if (n < 4 || n > kMaxN)
+    return Error{"n must be between 4 and " + std::to_string(kMaxN) + ", got " + std::to_string(n)};
+  if (config.samples < 1)
+    return Error{"samples must be at least 1, got " + std::to_string(config.samples)};
+  if (!(config.seconds >= 0) || !std::isfinite(config.seconds))
+    return Error{"seconds must be a number >= 0, got " + std::to_string(config.seconds)};
+  if (config.procs < 1) return Error{"procs must be at least 1"};
+  if (config.node_cores < 1) return Error{"node cores must be at least 1"};
+  if (config.threads < 0) return Error{"threads must be at least 1"};
+  const Kernel* join = find_kernel("join");
+  if (!join || !join->supported()) return Error{"the join kernel cannot run here"};
+  const auto start = std::chrono::steady_clock::now();
+  const int threads = resolve_threads(config.threads);
+  tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
+                          static_cast<std::size_t>(threads));
+  tbb::task_arena arena(threads);
+
+  const Plan plan = plan_rowsplit(n, false);
+  const int probe = cost_probe_rows(n);
+  std::vector<std::uint64_t> costs;
+  arena.execute([&] { costs = estimate_costs(plan); });
+  // Tasks by cost (ascending), those with none (no representative rank) left out.
+  std::vector<std::uint32_t> sorted;
+  sorted.reserve(costs.size());
+  for (std::size_t i = 0; i < costs.size(); ++i)
+    if (costs[i] > 0) sorted.push_back(static_cast<std::uint32_t>(i));
+  arena.execute([&] {
+    tbb::parallel_sort(sorted.begin(), sorted.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return costs[a] != costs[b] ? costs[a] < costs[b] : a < b;
+    });
+  });
+  std::vector<double> prefix(sorted.size() + 1, 0);  // cost of sorted positions [0, k)
+  for (std::size_t k = 0; k < sorted.size(); ++k)
+    prefix[k + 1] = prefix[k] + static_cast<double>(costs[sorted[k]]);
+  const double total_cost = prefix.back();
+
+  // Strata of about equal estimated cost, two draws each at least.
+  const int wanted = std::clamp(config.samples / 2, 1, kMaxStrata);
+  std::vector<Stratum> strata;
+  for (std::size_t b = 0; b < sorted.size();) {
+    const double goal = total_cost * static_cast<double>(strata.size() + 1) / wanted;
+    std::size_t e = static_cast<std::size_t>(
+        std::lower_bound(prefix.begin() + static_cast<std::ptrdiff_t>(b) + 1, prefix.end(), goal) -
+        prefix.begin());
+    e = std::clamp<std::size_t>(e, b + 1, sorted.size());
+    if (static_cast<int>(strata.size()) + 1 == wanted) e = sorted.size();
+    strata.push_back({b, e, prefix[e] - prefix[b]});
+    b = e;
+  }
+
+  std::mt19937_64 rng(config.seed ^ (static_cast<std::uint64_t>(n) << 56));
+  auto draw_from = [&](int h) {
+    const Stratum& s = strata[static_cast<std::size_t>(h)];
+    std::uniform_real_distribution<double> u(prefix[s.begin], prefix[s.end]);
+    std::size_t k = static_cast<std::size_t>(
+        std::upper_bound(prefix.begin() + static_cast<std::ptrdiff_t>(s.begin) + 1,
+                         prefix.begin() + static_cast<std::ptrdiff_t>(s.end) + 1, u(rng)) -
+        prefix.begin() - 1);
+    k = std::min(k, s.end - 1);
+    const std::uint32_t task = sorted[k];
+    // One of the task's representative ranks, by its own cost.
+    std::vector<std::pair<std::uint64_t, double>> ranks;
+    double sum = 0;
+    for (std::uint64_t r = plan.first_rank(task); r < plan.end_rank(task); ++r)
+      if (const RowSplitKey key = rowsplit_key(n, r); key.weight != 0) {
+        const auto c = static_cast<double>(estimate_join_cost(rowsplit_subproblem(n, key), probe));
+        ranks.emplace_back(r, c);
+        sum += c;
+      }
+    std::uniform_real_distribution<double> v(0, sum);
+    double x = v(rng);
+    std::size_t pick = 0;
+    while (pick + 1 < ranks.size() && x >= ranks[pick].second) x -= ranks[pick++].second;
+    Draw d;
+    d.rank = ranks[pick].first;
+    d.share = ranks[pick].second / s.cost;
+    d.stratum = h;
+    return d;
+  };
+
+  std::vector<Draw> draws;
+  const int rounds_wanted = std::max(
+      2, (config.samples + static_cast<int>(strata.size()) - 1) / static_cast<int>(strata.size()));
+  for (int round = 0; round < rounds_wanted; ++round) {
+    if (round >= 2 && config.seconds > 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >=
+            config.seconds)
+      break;
+    const std::size_t first = draws.size();
+    for (int h = 0; h < static_cast<int>(strata.size()); ++h) draws.push_back(draw_from(h));
+    arena.execute([&] {
+      tbb::parallel_for(first, draws.size(), [&](std::size_t i) {
+        thread_local int prepared = -1;
+        if (join->prepare && prepared != n) {
+          join->prepare(n);
+          prepared = n;
+        }
+        Draw& d = draws[i];
+        const RowSplitKey key = rowsplit_key(n, d.rank);
+        const Subproblem s = rowsplit_subproblem(n, key);
+        Tally t;
+        // In a count the kernel comes to a subproblem from its neighbour in plan order, whose
+        // half-boards it partly reuses: that neighbour is counted first, untimed, so that the
+        // timed count sees what it would see in the run (counted cold, the samples' time was
+        // 2 to 2.5 times the measured at n = 18 and 20).
+        for (std::uint64_t before = d.rank; before-- > 0 && before + 64 > d.rank;)
+          if (const RowSplitKey k = rowsplit_key(n, before); k.weight != 0) {
+            const Subproblem warm = rowsplit_subproblem(n, k);
+            join->count(std::span<const Subproblem>(&warm, 1), std::span<Tally>(&t, 1));
+            break;
+          }
+        const double t0 = thread_cpu_seconds();
+        join->count(std::span<const Subproblem>(&s, 1), std::span<Tally>(&t, 1));
+        d.seconds = thread_cpu_seconds() - t0;
+        d.solutions = static_cast<double>(key.weight) * static_cast<double>(t.solutions);
+      });
+    });
+  }
+
+  // The stratified Hansen-Hurwitz estimates.
+  EstimateResult r;
+  double sec = 0, sec_var = 0, q = 0, q_var = 0;
+  for (int h = 0; h < static_cast<int>(strata.size()); ++h) {
+    std::vector<double> zs, zq;
+    for (const Draw& d : draws)
+      if (d.stratum == h) {
+        zs.push_back(d.seconds / d.share);
+        zq.push_back(d.solutions / d.share);
+      }
+    auto add = [](const std::vector<double>& z, double& value, double& variance) {
+      const double k = static_cast<double>(z.size());
+      const double mean = std::accumulate(z.begin(), z.end(), 0.0) / k;
+      double ss = 0;
+      for (double x : z) ss += (x - mean) * (x - mean);
+      value += mean;
+      variance += ss / (k - 1) / k;
+    };
+    add(zs, sec, sec_var);
+    add(zq, q, q_var);
+  }
+  for (const Draw& d : draws) r.sample_seconds += d.seconds;
+  r.n = n;
+  r.subproblems = rowsplit_subproblems(n);
+  r.ranks = plan.ranks;
+  r.tasks = plan.size();
+  r.strata = static_cast<int>(strata.size());
+  r.samples = static_cast<int>(draws.size());
+  // Degrees of freedom: the draws less one per stratum.
+  const int df = static_cast<int>(draws.size() - strata.size());
+  r.core_seconds = interval(sec, sec_var, df);
+  r.total = interval(q, q_var, df);
+
+  // Memory: one worker's scratch, and the process's arrays for the whole plan.
+  CountConfig one;
+  one.n = n;
+  one.threads = 1;
+  const MemoryEstimate m = estimate_memory(plan, one, plan.size());
+  r.worker_bytes = m.threads;
+  r.process_bytes = m.fixed + m.plan + m.run;
+
+  // The wall time: the plan's tasks, each its estimated cost's share of the estimated seconds,
+  // replayed by the simulator in the runner's own order and policy.
+  std::vector<TaskStat> tasks(plan.size());
+  const double per_cost = total_cost > 0 ? sec / total_cost : 0;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    tasks[i].id = static_cast<std::uint32_t>(i);
+    tasks[i].estimate = static_cast<double>(costs[i]);
+    tasks[i].seconds = static_cast<double>(costs[i]) * per_cost;
+    tasks[i].plan_order = true;
+  }
+  const SimulatedRun run =
+      simulate_schedule(tasks, config.procs, std::min(config.node_cores, config.procs), 0, true);
+  r.procs = config.procs;
+  r.wall_seconds = run.makespan;
+  r.efficiency = run.efficiency;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace nq

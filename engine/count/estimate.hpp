@@ -1,0 +1,60 @@
+// The cost of a count before doing it: a seeded random sample of the row-split plan's
+// subproblems is counted by the join, and the totals are estimated from it.
+//
+// Design: the plan's tasks (plan.hpp: blocks of ranks) are sorted by their estimated cost
+// (cost.hpp) and cut into strata of about equal total cost. Each round draws one subproblem per
+// stratum, with probability proportional to its estimated cost c (a task by its cost, then one
+// of its ranks by theirs), counts it and times it (the thread's CPU time). For a draw of
+// subproblem i from stratum h (cost C_h) with measurement y_i, z_i = y_i C_h / c_i estimates
+// the stratum's total without bias; the stratum's estimate is the mean of its z, with variance
+// s^2 / k (k draws), and the totals and their variances add over the strata (stratified
+// sampling, with replacement and unequal probabilities: the Hansen-Hurwitz estimator per
+// stratum). The 95% interval is the estimate +- t standard errors (Student's t, with the draws
+// less one per stratum as degrees of freedom). The same draws estimate
+// the core-seconds (y = seconds) and Q(n) (y = the subproblem's weighted solutions).
+// Scaled onto the plan's costs, the estimated seconds also give a per-task profile that the
+// scaling simulator (schedule.hpp) replays on P workers for the wall time.
+#pragma once
+
+#include <cstdint>
+
+#include "common/types.hpp"
+
+namespace nq {
+
+struct EstimateConfig {
+  int n = 0;               // 4..32
+  int samples = 64;        // subproblems to count (at least two per stratum are)
+  double seconds = 0;      // stop once past this many seconds (0: no limit); >= 0
+  std::uint64_t seed = 1;  // the sample is a function of n, samples and seed
+  int procs = 1000;        // simulated workers for the wall time
+  int node_cores = 64;     // cores per simulated NUMA node
+  int threads = 0;         // threads counting the sample (0: every hardware thread)
+};
+
+// An estimate with its 95% interval.
+struct Interval {
+  double value = 0, low = 0, high = 0;
+};
+
+struct EstimateResult {
+  int n = 0;
+  std::uint64_t subproblems = 0;  // the plan's subproblems (orbits of row splits)
+  std::uint64_t ranks = 0;        // its ranks (plan.hpp rowsplit_key)
+  std::uint64_t tasks = 0;        // and tasks
+  int strata = 0;
+  int samples = 0;                  // subproblems counted
+  double sample_seconds = 0;        // CPU seconds spent counting them
+  Interval core_seconds;            // of the whole count (the join's counting)
+  Interval total;                   // Q(n)
+  std::uint64_t worker_bytes = 0;   // estimated peak memory per worker thread
+  std::uint64_t process_bytes = 0;  // per process besides the workers (the scheduler's arrays)
+  int procs = 0;
+  double wall_seconds = 0;  // the simulated wall time of the count on `procs` workers
+  double efficiency = 0;    // its parallel efficiency
+  double seconds = 0;       // this estimate's own wall time
+};
+
+Expected<EstimateResult> estimate_count(const EstimateConfig& config);
+
+}  // namespace nq

@@ -1,0 +1,96 @@
+// `nqcount estimate` and the join's lazy plan from the command line: bad input, an interval that
+// holds the count's own answer, and a frontier board that starts and leaves a checkpoint on
+// Ctrl-C. Runs the real binary (NQCOUNT_BIN).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/cli_runner.hpp"
+
+namespace {
+
+using nq::test::expect_usage_error;
+using nq::test::nqcount;
+using nq::test::Outcome;
+using nq::test::read_file;
+using nq::test::temp_path;
+
+TEST(EstimateCli, BadInputIsOneErrorLineAndExitTwo) {
+  expect_usage_error("estimate --n 3");
+  expect_usage_error("estimate --n 33");
+  expect_usage_error("estimate --n 12 --samples 0");
+  expect_usage_error("estimate --n 12 --seconds -1");
+  expect_usage_error("estimate --n 12 --seconds abc");
+  expect_usage_error("estimate --n 12 --procs 0");
+  expect_usage_error("estimate");
+}
+
+// The intervals hold what a full count measures (its total, here; the seconds are a timing, left
+// to scripts/estimate-check), and the same seed gives the same sample.
+TEST(EstimateCli, IntervalHoldsTheCountedTotal) {
+  for (int n : {12, 15}) {
+    const Outcome counted = nqcount("--n " + std::to_string(n) + " --kernel join --json");
+    ASSERT_EQ(counted.status, 0) << counted.err;
+    const double total = nlohmann::json::parse(counted.out)["total"].get<double>();
+    const std::string args = "estimate --n " + std::to_string(n) + " --samples 64 --json";
+    const Outcome r = nqcount(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_LE(j["total"]["low"].get<double>(), total) << n;
+    EXPECT_GE(j["total"]["high"].get<double>(), total) << n;
+    EXPECT_EQ(j["samples"].get<int>(), 64);
+    EXPECT_GT(j["core_seconds"]["estimate"].get<double>(), 0);
+    EXPECT_LE(j["core_seconds"]["low"].get<double>(), j["core_seconds"]["estimate"].get<double>());
+    EXPECT_GT(j["worker_bytes"].get<double>(), 0);
+    EXPECT_GT(j["wall_seconds"].get<double>(), 0);
+    const auto again = nlohmann::json::parse(nqcount(args).out);
+    EXPECT_EQ(again["total"], j["total"]) << "the same seed, the same sample";
+  }
+  const Outcome text = nqcount("estimate --n 10 --samples 4 --procs 8");
+  ASSERT_EQ(text.status, 0) << text.err;
+  for (const char* field : {"core-hours", "total", "memory", "wall", "8 workers"})
+    EXPECT_NE(text.out.find(field), std::string::npos) << field << "\n" << text.out;
+}
+
+// n = 23, a plan of 4.2M ranks in blocks of 3 (nothing stored): the count starts, shows progress, and Ctrl-C
+// leaves a valid checkpoint (exit 130).
+TEST(SlowEstimateCli, FrontierCountStartsAndCtrlCLeavesACheckpoint) {
+  const std::string journal = temp_path("n23.ckpt");
+  const std::string errfile = temp_path("n23.err");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    std::freopen(errfile.c_str(), "w", stderr);
+    std::freopen("/dev/null", "w", stdout);
+    execl(NQCOUNT_BIN, NQCOUNT_BIN, "--n", "23", "--kernel", "join", "--threads", "2", "--progress",
+          "--checkpoint", journal.c_str(), "--checkpoint-every", "1", nullptr);
+    _exit(127);
+  }
+  // Started once the journal exists (planning is done by then), then counting for a while.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!std::filesystem::exists(journal) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(std::filesystem::exists(journal));
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  kill(pid, SIGINT);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  const std::string err = read_file(errfile);
+  ASSERT_TRUE(WIFEXITED(st)) << err;
+  EXPECT_EQ(WEXITSTATUS(st), 130) << err;
+  EXPECT_NE(err.find("progress saved in " + journal), std::string::npos) << err;
+  EXPECT_NE(err.find("ETA"), std::string::npos) << err;
+  const auto size = std::filesystem::file_size(journal);
+  EXPECT_GE(size, 64u);
+  EXPECT_EQ((size - 64) % 32, 0u) << "a flushed journal holds whole records";
+}
+
+}  // namespace
