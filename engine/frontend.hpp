@@ -92,21 +92,24 @@ Plan plan_canonical(int n, int split_rows);
 Plan plan_classic(int n, int split_rows);
 
 // The join kernel's plan (kernels/join.hpp): the columns are cut into a west and an east half
-// (odd n: the middle column apart, its queen's row r fixed per subproblem), and a subproblem
-// fixes which rows hold their queen in the east half (the rest hold theirs in the west), as
-// per-row blocked squares, so any kernel can count it. The rows' flip and the columns' mirror
-// (which swaps the halves, so it maps a row set E to its complement) make a group of 4 acting on
-// the subproblems without changing their counts: one subproblem per orbit, weighted by the
-// orbit's size. Unique by Burnside with whole-board fixed counts, as plan_classic. n >= 4.
-// With `fixed_counts` false, sym4 and sym2 are left for the caller to add later from
-// whole_board_symmetric(n) (the runner computes them while the count runs).
+// (odd n: the middle column apart), and a subproblem fixes which rows hold their queen in the
+// east half (the rest hold theirs in the west), as per-row blocked squares, so any kernel can
+// count it. Odd n: the middle queen's row r is not fixed; a subproblem fixes the west rows and
+// leaves the middle column open in some of the other rows (engine/frontend.cpp), the middle
+// column going with the east half. The rows' flip and the columns' mirror (which swaps the
+// halves, so it maps a row set E to its complement) make a group of 4 acting on the row splits
+// without changing their counts: one split per orbit, weighted by the orbit's size (odd n: a
+// subproblem holds the splits of one weight that share their west rows). Unique by Burnside with
+// whole-board fixed counts, as plan_classic. n >= 4. With `fixed_counts` false, sym4 and sym2 are
+// left for the caller to add later from whole_board_symmetric(n) (the runner computes them while
+// the count runs).
 Plan plan_rowsplit(int n, bool fixed_counts = true);
 
-// How many subproblems plan_rowsplit(n) makes, without making them (Burnside over the four
-// symmetries: the orbits of the row sets).
+// How many subproblems plan_rowsplit(n) makes, without making them (even n: Burnside over the
+// four symmetries, the orbits of the row sets; odd n: a table).
 std::uint64_t rowsplit_subproblems(int n);
 // The largest row-split plan the engine makes: 4M subproblems, about 1 GB with the runner's
-// per-node copies (n <= 24, 26 and the odd n <= 23).
+// per-node copies (n <= 24, 26 and the odd n <= 25).
 inline constexpr std::uint64_t kMaxJoinPlan = std::uint64_t{1} << 22;
 
 // Burnside's terms for a whole n-board: sym4 = solutions fixed by the 180 degree rotation but

@@ -228,7 +228,7 @@ const Kernel* resolve_kernel(const CountConfig& config) {
   if (config.kernel != "auto") return find_kernel(config.kernel);
   if (config.split_rows >= 0) return &best_kernel();
   const Kernel& k = auto_kernel(config.n);
-  // The join's plan holds one subproblem per row-split orbit; past kMaxJoinPlan (n = 25, 27
+  // The join's plan holds one subproblem per row-split orbit; past kMaxJoinPlan (n = 27
   // and 28 up) it would not be small, so auto keeps to backtracking there.
   return k.name == "join" && rowsplit_subproblems(config.n) > kMaxJoinPlan ? &best_kernel() : &k;
 }

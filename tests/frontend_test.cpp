@@ -156,8 +156,34 @@ TEST(Frontend, RowSplitPlanWeightsGiveTheBruteForceTotal) {
   }
 }
 
+// Odd n: a subproblem fixes the west rows only; the middle column goes with the east half, its
+// queen free in one or more of the other rows, and every row's squares lie in one half (so the
+// join takes its settled path). Most subproblems leave the middle queen several rows.
+TEST(Frontend, OddRowSplitPlanLeavesTheMiddleQueenSeveralRows) {
+  for (int n : {9, 11, 13}) {
+    const Plan plan = plan_rowsplit(n, false);
+    const int h = n / 2;
+    const Mask west = (Mask{1} << h) - 1, middle = Mask{1} << h,
+               east = plan.subproblems[0].full & ~west & ~middle;
+    std::size_t several = 0;
+    for (const Subproblem& s : plan.subproblems) {
+      int west_rows = 0, middle_rows = 0;
+      for (int i = 0; i < n; ++i) {
+        const Mask free = open_row_squares(s, i);
+        ASSERT_TRUE((free & west) == 0 || (free & (east | middle)) == 0) << n;
+        west_rows += (free & west) != 0;
+        middle_rows += (free & middle) != 0;
+      }
+      EXPECT_EQ(west_rows, h) << n;
+      EXPECT_GE(middle_rows, 1) << n;
+      several += middle_rows > 1;
+    }
+    EXPECT_GT(several, plan.subproblems.size() / 2) << n;
+  }
+}
+
 TEST(Frontend, RowSplitPlanSizeFormulaMatchesThePlan) {
-  for (int n = 4; n <= 19; ++n)
+  for (int n = 4; n <= 21; ++n)
     EXPECT_EQ(rowsplit_subproblems(n), plan_rowsplit(n, false).subproblems.size()) << n;
 }
 
