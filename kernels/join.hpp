@@ -756,7 +756,7 @@ struct Scratch {
     reserve(sieve.visit, 256);
     for (HalfScratch* hs : {&east_half, &west_half}) {
       reserve(hs->top, size.parts / 8 + 64);  // the top part has the fewer rows (measured:
-                                              // at most 268, 280, 412, 1436 at n = 16..19)
+                                              // at most 268, 398, 412, 3252, 3350, n = 16..20)
       reserve(hs->bottom, size.parts);
       reserve(hs->sorted.anti, size.parts);
       reserve(hs->sorted.main, size.parts);
