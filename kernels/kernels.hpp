@@ -73,8 +73,10 @@ inline constexpr std::size_t kJoinScratchBytes =
 // The largest half-board (placements) and the largest bottom part of one (join.hpp) over a
 // row-split plan, measured (maxima over every subproblem, `nqcount --n N --threads 1`):
 //   n:                16     17     18      19      20
-//   half-board:     2956   3734  17506   21030  108402
-//   bottom part:    2414   4494  15738   18702   44600
+//   half-board:     2956  14270  17506   87052  114142
+//   bottom part:    2414  14188  15738   41116   44600
+// (odd n: the east half holds the middle column, its queen free in several rows, so it is the
+// larger one; remeasured after that plan change, with n = 20's half-board.)
 // Outside 16..20 they are extrapolated from the nearest measured size at 2.45x per n. The
 // memory estimate bounds the scratch by `margin` 4 (engine/count/memory.cpp); the kernel reserves
 // them as they are, once per thread (join.hpp).
@@ -82,8 +84,8 @@ struct JoinScratchSizes {
   std::size_t leaves = 0, parts = 0;
 };
 inline JoinScratchSizes join_scratch_sizes(int n, double margin = 1.0) {
-  constexpr double kLeaves[] = {2956, 3734, 17506, 21030, 108402};
-  constexpr double kParts[] = {2414, 4494, 15738, 18702, 44600};
+  constexpr double kLeaves[] = {2956, 14270, 17506, 87052, 114142};
+  constexpr double kParts[] = {2414, 14188, 15738, 41116, 44600};
   const int at = std::clamp(n, 16, 20);
   const double scale = margin * std::pow(2.45, n - at);
   auto sized = [&](double measured, std::size_t cap) {

@@ -3,6 +3,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 
 #include "common/prefault.hpp"
@@ -409,10 +410,6 @@ std::uint32_t flip_rows(std::uint32_t set, int n) {
   return flipped;
 }
 
-}  // namespace
-
-namespace {
-
 // Binomial coefficients up to 32 choose 16 (fits 64 bits).
 struct Binomials {
   std::uint64_t c[kMaxN + 1][kMaxN + 1] = {};
@@ -425,46 +422,64 @@ struct Binomials {
 };
 constexpr Binomials kBinomials;
 
-// Ranks per middle-queen row (odd n) or in all (even n): h of the rows other than r and n-1.
-std::uint64_t ranks_per_row(int n) {
-  const int h = n / 2;
-  return kBinomials.c[n % 2 ? n - 2 : n - 1][h];
+// The k-element subset of the rows in `avail` (ascending, m of them) of the given colex rank: the
+// largest c with C(c, k) <= rank is the k-th element; c only decreases.
+std::uint32_t unrank_rows(const int* avail, int m, int k, std::uint64_t rank) {
+  std::uint32_t set = 0;
+  int c = m - 1;
+  for (; k >= 1; --k) {
+    while (kBinomials.c[c][k] > rank) --c;
+    rank -= kBinomials.c[c][k];
+    set |= 1u << avail[c];
+    --c;
+  }
+  return set;
+}
+
+// Odd n: the middle-queen rows r that the west row set W keeps (the triple (r, E, W) is the least
+// of its orbit under the key (west rows, r)), by the size of their orbit: kept[4] and kept[2].
+std::array<std::uint32_t, 5> odd_kept_rows(int n, std::uint32_t west_rows) {
+  const auto all = static_cast<std::uint32_t>(full_mask(n));
+  const std::uint32_t rest = all & ~west_rows, flipped_west = flip_rows(west_rows, n);
+  std::array<std::uint32_t, 5> kept{};
+  for (std::uint32_t left = rest; left; left &= left - 1) {
+    const int r = std::countr_zero(left), fr = n - 1 - r;
+    const std::uint32_t east_rows = rest & ~(1u << r), flipped_east = flip_rows(east_rows, n);
+    auto at_most = [&](std::uint32_t rows, int row) {
+      return west_rows < rows || (west_rows == rows && r <= row);
+    };
+    if (!at_most(east_rows, r) || !at_most(flipped_west, fr) || !at_most(flipped_east, fr))
+      continue;
+    const bool halved = r == fr && (flipped_east == east_rows || flipped_west == east_rows);
+    kept[halved ? 2 : 4] |= 1u << r;
+  }
+  return kept;
 }
 
 }  // namespace
 
 std::uint64_t rowsplit_ranks(int n) {
-  return ranks_per_row(n) * static_cast<std::uint64_t>(n % 2 ? n / 2 + 1 : 1);
+  const int h = n / 2;
+  return n % 2 ? 2 * kBinomials.c[n][h] : kBinomials.c[n - 1][h];
 }
 
 RowSplitKey rowsplit_key(int n, std::uint64_t rank) {
   const int h = n / 2;
-  const bool odd = n % 2 == 1;
-  const std::uint64_t per_row = ranks_per_row(n);
-  RowSplitKey key;
-  key.middle_row = odd ? static_cast<int>(rank / per_row) : -1;
-  std::uint64_t local = rank % per_row;
-  // The rows E chooses from, ascending: all but r and n-1.
   int avail[kMaxN];
-  int m = 0;
-  for (int i = 0; i + 1 < n; ++i)
-    if (i != key.middle_row) avail[m++] = i;
-  // Colex unranking: the largest c with C(c, k) <= local is the k-th element; c only decreases.
-  int c = m - 1;
-  for (int k = h; k >= 1; --k) {
-    while (kBinomials.c[c][k] > local) --c;
-    local -= kBinomials.c[c][k];
-    key.east |= 1u << avail[c];
-    --c;
-  }
-  const std::uint32_t rows =
-      static_cast<std::uint32_t>(full_mask(n)) & ~(odd ? 1u << key.middle_row : 0u);
-  if (odd && key.middle_row < h) {
-    key.weight = 4;  // (r, E), its mirror, and the flip's two images at row n-1-r
+  for (int i = 0; i < n; ++i) avail[i] = i;
+  const auto all = static_cast<std::uint32_t>(full_mask(n));
+  RowSplitKey key;
+  if (n % 2 == 1) {
+    const std::uint32_t west_rows = unrank_rows(avail, n, h, rank / 2);
+    const int weight = rank % 2 ? 2 : 4;
+    key.east = all & ~west_rows;
+    key.middle_rows = odd_kept_rows(n, west_rows)[weight];
+    key.weight = key.middle_rows ? weight : 0;
     return key;
   }
-  const std::uint32_t mirrored = rows & ~key.east, flipped = flip_rows(key.east, n),
-                      both = rows & ~flipped;
+  key.east = unrank_rows(avail, n - 1, h, rank);  // never row n-1
+  const std::uint32_t mirrored = all & ~key.east, flipped = flip_rows(key.east, n),
+                      both = all & ~flipped;
   if (key.east > flipped || key.east > both) return key;  // weight 0: another rank stands for it
   // E differs from its mirror (they are disjoint), so the orbit has 2 or 4 members.
   key.weight = flipped == key.east || flipped == mirrored ? 2 : 4;
@@ -480,9 +495,9 @@ Subproblem rowsplit_subproblem(int n, const RowSplitKey& key) {
   s.full = full;
   s.rows = n;
   for (int i = 0; i < n; ++i)
-    s.blocked[i] = i == key.middle_row    ? full & ~middle
-                   : (key.east >> i & 1u) ? west | middle
-                                          : east | middle;
+    s.blocked[i] = !(key.east >> i & 1u)        ? east | middle
+                   : (key.middle_rows >> i & 1u) ? west
+                                                 : west | middle;
   return s;
 }
 
@@ -513,27 +528,22 @@ Plan plan_rowsplit(int n, bool fixed_counts) {
 }
 
 std::uint64_t rowsplit_subproblems(int n) {
-  auto choose = [](int a, int b) {
-    if (b < 0 || b > a) return std::uint64_t{0};
-    std::uint64_t c = 1;
-    for (int i = 1; i <= b; ++i)
-      c = c * static_cast<std::uint64_t>(a - b + i) / static_cast<std::uint64_t>(i);
-    return c;
-  };
   const int h = n / 2;
-  // Row sets fixed by the flip (unions of flip pairs) and by flip-then-mirror (one row of each
-  // pair); the mirror alone fixes none. Odd n: per middle-queen row r, the flip pairs r with
-  // n-1-r, so only r = h (the centre) has flip-fixed sets; the other rows pair up.
+  // Even n, Burnside: row sets fixed by the flip (unions of flip pairs) and by flip-then-mirror
+  // (one row of each pair); the mirror alone fixes none.
   if (n % 2 == 0) {
-    const std::uint64_t all = choose(n, h);
-    const std::uint64_t by_flip = h % 2 == 0 ? choose(h, h / 2) : 0;
+    const std::uint64_t all = kBinomials.c[n][h];
+    const std::uint64_t by_flip = h % 2 == 0 ? kBinomials.c[h][h / 2] : 0;
     const std::uint64_t by_both = std::uint64_t{1} << h;
     return (all + by_flip + by_both) / 4;
   }
-  const std::uint64_t per_row = choose(n - 1, h);                   // E: h of the other n - 1 rows
-  const std::uint64_t by_flip = h % 2 == 0 ? choose(h, h / 2) : 0;  // centre row only
-  const std::uint64_t by_both = std::uint64_t{1} << h;              // centre row only
-  return (static_cast<std::uint64_t>(n) * per_row + by_flip + by_both) / 4;
+  // Odd n: the ranks of non-zero weight, which have no closed form; counted once for every odd n
+  // (offline: unranking them all takes about a second at n = 25), checked by plan_test up to
+  // n = 21.
+  constexpr std::uint64_t kOdd[] = {0,       0,       6,        18,      57,    172,
+                                    585,     2009,    7269,     26624,   99557, 375221,
+                                    1426923, 5453073, 20936947, 80649843};
+  return kOdd[(n - 1) / 2];
 }
 
 namespace {

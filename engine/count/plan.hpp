@@ -112,13 +112,16 @@ Plan plan_canonical(int n, int split_rows);
 Plan plan_classic(int n, int split_rows);
 
 // The join kernel's plan (kernels/join.hpp): the columns are cut into a west and an east half
-// (odd n: the middle column apart, its queen's row r fixed per subproblem), and a subproblem
-// fixes which rows hold their queen in the east half (the rest hold theirs in the west), as
-// per-row blocked squares, so any kernel can count it. The rows' flip and the columns' mirror
-// (which swaps the halves, so it maps a row set E to its complement) make a group of 4 acting on
-// the subproblems without changing their counts: one subproblem per orbit, weighted by the
-// orbit's size. Unique by Burnside with whole-board fixed counts, as plan_classic. n >= 4.
-// With `fixed_counts` false, sym4 and sym2 are left for the caller to add later from
+// (odd n: the middle column apart), and a subproblem fixes which rows hold their queen in the
+// east half (the rest hold theirs in the west), as per-row blocked squares, so any kernel can
+// count it. Odd n: the middle queen's row r is not fixed; a subproblem fixes the west rows W and
+// leaves the middle column open in some of the other rows, the middle column going with the east
+// half, so the join enumerates the west half once for all those r. The rows' flip and the
+// columns' mirror (which swaps the halves, so it maps a row set to its complement) make a group
+// of 4 acting on the row splits without changing their counts: one split per orbit, weighted by
+// the orbit's size (odd n: a subproblem holds the splits of one weight that share their west
+// rows). Unique by Burnside with whole-board fixed counts, as plan_classic. n >= 4. With
+// `fixed_counts` false, sym4 and sym2 are left for the caller to add later from
 // whole_board_symmetric(n) (the runner computes them on one of its workers while the count runs).
 //
 // The plan is lazy: it holds no subproblem, only the number of ranks (rowsplit_key) and how many
@@ -126,32 +129,37 @@ Plan plan_classic(int n, int split_rows);
 // arrays stay bounded whatever n is).
 Plan plan_rowsplit(int n, bool fixed_counts = true);
 
-// A rank of the row-split plan. The mirror maps E to its complement among the rows besides r,
-// so exactly one of the two leaves out the last row (n-1): ranks enumerate those E (h = n/2 of
-// the other rows), in increasing order of E as a bit set (the combinatorial number system), and,
-// for odd n, r = 0..h major (r > h is the flip's image of n-1-r). For r < h the orbit has four
-// members, one of them ranked. For even n and for r = h the flip maps E to F(E) and the flip then
-// mirror to the complement of F(E): the rank stands for its orbit when E is the least of E, F(E)
-// and that complement (weight 2 when F(E) is E or its mirror, else 4), and otherwise is not a
-// representative (weight 0: counted as nothing, about half the ranks of those r).
+// A rank of the row-split plan, unranked by the combinatorial number system (row sets in
+// increasing order as bit sets).
+// Even n: the mirror maps E to its complement, so exactly one of the two leaves out the last row
+// (n-1): ranks enumerate those E (h = n/2 of the other rows). The flip maps E to F(E) and the
+// flip then mirror to the complement of F(E): the rank stands for its orbit when E is the least
+// of E, F(E) and that complement (weight 2 when F(E) is E or its mirror, else 4), and otherwise
+// is not a representative (weight 0: counted as nothing, about half the ranks).
+// Odd n: a split is a triple (r, E, W), the middle queen's row and the east and west rows; the
+// flip maps it to (n-1-r, F(E), F(W)) and the mirror to (r, W, E), and the triple kept is the
+// least of its orbit under the key (west rows, r). Ranks go two per west row set W (h of the n
+// rows): the first holds the kept r of orbits of 4, the second those of orbits of 2 (r the
+// centre row); a rank whose W keeps no r of its kind has weight 0.
 struct RowSplitKey {
-  int middle_row = -1;     // odd n: the middle column's queen's row r; even n: -1
-  std::uint32_t east = 0;  // bit i: row i holds its queen in the east half
-  int weight = 0;          // 2 or 4, or 0 where the rank is not its orbit's representative
+  std::uint32_t east = 0;         // bit i: row i holds its queen in the east half (odd n: or on
+                                  // the middle column)
+  std::uint32_t middle_rows = 0;  // odd n: the rows of `east` whose queen may take the middle
+  int weight = 0;                 // 2 or 4, or 0 where the rank stands for no orbit
 };
 std::uint64_t rowsplit_ranks(int n);
-// Unranks in O(n). rank < rowsplit_ranks(n).
+// Unranks in O(n) (even n) or O(n^2) (odd n). rank < rowsplit_ranks(n).
 RowSplitKey rowsplit_key(int n, std::uint64_t rank);
-// The subproblem of a key: every row forced into its half (odd n: the middle row onto the
-// middle column).
+// The subproblem of a key: every row forced into its half (odd n: the middle column open in the
+// key's middle rows only).
 Subproblem rowsplit_subproblem(int n, const RowSplitKey& key);
 
 // Every representative of the row-split plan, in rank order, with its weight: for tests and
 // benchmarks, which want the subproblems themselves.
 void rowsplit_all(int n, std::vector<Subproblem>& subproblems, std::vector<std::uint8_t>& weights);
 
-// How many subproblems (orbits) the row-split plan of n counts (Burnside over the four
-// symmetries: the orbits of the row sets).
+// How many subproblems (ranks of non-zero weight) the row-split plan of n counts: even n by
+// Burnside over the four symmetries (the orbits of the row sets), odd n from a table.
 std::uint64_t rowsplit_subproblems(int n);
 // The most tasks a row-split plan has: larger plans put consecutive ranks in one task.
 inline constexpr std::uint64_t kMaxRowSplitTasks = std::uint64_t{1} << 21;

@@ -58,13 +58,17 @@ TEST(Frontier, LargestPlansUnrankIntoRowSplits) {
     for (std::uint64_t r : {std::uint64_t{0}, plan.ranks / 2, plan.ranks - 1}) {
       const RowSplitKey key = rowsplit_key(n, r);
       const Subproblem s = rowsplit_subproblem(n, key);
-      int forced_middle = 0;
+      const Mask west = (Mask{1} << n / 2) - 1, middle = n % 2 ? Mask{1} << n / 2 : 0;
+      int west_rows = 0, middle_rows = 0;
       for (int i = 0; i < n; ++i) {
         const Mask free = open_row_squares(s, i);
         EXPECT_NE(free, 0u) << n << " " << r;
-        forced_middle += std::popcount(free) == 1;
+        EXPECT_TRUE((free & west) == 0 || (free & ~west) == 0) << n << " " << r;
+        west_rows += (free & west) != 0;
+        middle_rows += (free & middle) != 0;
       }
-      EXPECT_EQ(forced_middle, n % 2) << n << " " << r;
+      EXPECT_EQ(west_rows, n / 2) << n << " " << r;
+      EXPECT_EQ(middle_rows, std::popcount(key.middle_rows)) << n << " " << r;
     }
   }
 }

@@ -169,8 +169,36 @@ TEST(Frontend, RowSplitPlanWeightsGiveTheBruteForceTotal) {
   }
 }
 
+// Odd n: a subproblem fixes the west rows only; the middle column goes with the east half, its
+// queen free in one or more of the other rows, and every row's squares lie in one half (so the
+// join takes its settled path). Most subproblems leave the middle queen several rows.
+TEST(Frontend, OddRowSplitPlanLeavesTheMiddleQueenSeveralRows) {
+  for (int n : {9, 11, 13}) {
+    std::vector<Subproblem> subproblems;
+    std::vector<std::uint8_t> weights;
+    rowsplit_all(n, subproblems, weights);
+    const int h = n / 2;
+    const Mask west = (Mask{1} << h) - 1, middle = Mask{1} << h,
+               east = subproblems[0].full & ~west & ~middle;
+    std::size_t several = 0;
+    for (const Subproblem& s : subproblems) {
+      int west_rows = 0, middle_rows = 0;
+      for (int i = 0; i < n; ++i) {
+        const Mask free = open_row_squares(s, i);
+        ASSERT_TRUE((free & west) == 0 || (free & (east | middle)) == 0) << n;
+        west_rows += (free & west) != 0;
+        middle_rows += (free & middle) != 0;
+      }
+      EXPECT_EQ(west_rows, h) << n;
+      EXPECT_GE(middle_rows, 1) << n;
+      several += middle_rows > 1;
+    }
+    EXPECT_GT(several, subproblems.size() / 2) << n;
+  }
+}
+
 TEST(Frontend, RowSplitPlanSizeFormulaMatchesThePlan) {
-  for (int n = 4; n <= 19; ++n) {
+  for (int n = 4; n <= 21; ++n) {
     std::vector<Subproblem> subproblems;
     std::vector<std::uint8_t> weights;
     rowsplit_all(n, subproblems, weights);
@@ -178,8 +206,10 @@ TEST(Frontend, RowSplitPlanSizeFormulaMatchesThePlan) {
   }
 }
 
-// The representatives the ranks pick: one per orbit of (r, E) under the flip and the mirror,
-// checked against the orbits themselves (every (r, E) of a small board, its four images).
+// The representatives the ranks pick: one per orbit of the row splits under the flip and the
+// mirror, checked against the orbits themselves (every split of a small board, its four images).
+// A split is (r, E): the middle queen's row (odd n; -1 for even n) and the east rows, the west
+// rows being the others.
 TEST(Frontend, RowSplitRanksPickOneRepresentativePerOrbit) {
   for (int n = 4; n <= 13; ++n) {
     const int h = n / 2;
@@ -190,33 +220,39 @@ TEST(Frontend, RowSplitRanksPickOneRepresentativePerOrbit) {
         if (set >> i & 1u) f |= 1u << (n - 1 - i);
       return f;
     };
-    // Every (r, E) in the orbit of a ranked key, with the orbit's size.
-    std::map<std::pair<int, std::uint32_t>, int> seen;
-    std::uint64_t previous = 0;
+    const std::uint32_t all_rows = (1u << n) - 1;
+    std::map<std::pair<int, std::uint32_t>, int> seen;  // every split of a ranked orbit
+    std::uint32_t previous_west = 0;
     for (std::uint64_t rank = 0; rank < rowsplit_ranks(n); ++rank) {
       const RowSplitKey key = rowsplit_key(n, rank);
-      const int r = key.middle_row;
-      ASSERT_EQ(std::popcount(key.east), h);
-      ASSERT_FALSE(key.east >> (n - 1) & 1u);
+      const std::uint32_t west = all_rows & ~key.east;
       if (odd) {
-        ASSERT_FALSE(key.east >> r & 1u);
+        ASSERT_EQ(std::popcount(west), h);
+        ASSERT_EQ(key.middle_rows & ~key.east, 0u) << "the middle queen stands in an east row";
+        EXPECT_LE(previous_west, west) << "ranks in increasing west rows";
+        previous_west = west;
+      } else {
+        ASSERT_EQ(std::popcount(key.east), h);
+        ASSERT_FALSE(key.east >> (n - 1) & 1u);
+        ASSERT_EQ(key.middle_rows, 0u);
       }
-      const std::uint64_t order = (static_cast<std::uint64_t>(r + 1) << 32) | key.east;
-      EXPECT_LT(previous, order) << "ranks in increasing (r, E)";
-      previous = order;
       if (key.weight == 0) continue;
-      const std::uint32_t all_rows = (1u << n) - 1;
-      const std::uint32_t rows = all_rows & ~(odd ? 1u << r : 0u);
-      const int fr = odd ? n - 1 - r : -1;
-      const std::uint32_t frows = all_rows & ~(odd ? 1u << fr : 0u);
-      std::set<std::pair<int, std::uint32_t>> orbit = {{r, key.east},
-                                                       {r, rows & ~key.east},
-                                                       {fr, flip(key.east)},
-                                                       {fr, frows & ~flip(key.east)}};
-      EXPECT_EQ(static_cast<int>(orbit.size()), key.weight) << n;
-      for (const auto& member : orbit) EXPECT_TRUE(seen.emplace(member, key.weight).second) << n;
+      // The splits the key holds: one per middle row (odd n), the one E (even n).
+      std::vector<int> middle;
+      for (int r = 0; r < n; ++r)
+        if (key.middle_rows >> r & 1u) middle.push_back(r);
+      if (!odd) middle.push_back(-1);
+      ASSERT_FALSE(middle.empty());
+      for (const int r : middle) {
+        const std::uint32_t east = key.east & ~(odd ? 1u << r : 0u);
+        const int fr = odd ? n - 1 - r : -1;
+        const std::set<std::pair<int, std::uint32_t>> orbit = {
+            {r, east}, {r, west}, {fr, flip(east)}, {fr, flip(west)}};
+        EXPECT_EQ(static_cast<int>(orbit.size()), key.weight) << n;
+        for (const auto& member : orbit) EXPECT_TRUE(seen.emplace(member, key.weight).second) << n;
+      }
     }
-    // Every (r, E) belongs to exactly one ranked orbit: seen holds all of them.
+    // Every split belongs to exactly one ranked orbit: seen holds all of them.
     const int m = odd ? n - 1 : n;  // the rows besides r
     std::uint64_t per_row = 1;
     for (int i = 1; i <= h; ++i) per_row = per_row * static_cast<std::uint64_t>(m - h + i) / i;
