@@ -64,10 +64,13 @@ int run_estimate(const EstimateArgs& args) {
     j["samples"] = r->samples;
     j["seed"] = args.seed;
     j["sample_cpu_seconds"] = r->sample_seconds;
-    j["core_seconds"] = {{"estimate", cs.value}, {"low", cs.low}, {"high", cs.high}};
-    j["core_hours"] = {
-        {"estimate", cs.value / 3600}, {"low", cs.low / 3600}, {"high", cs.high / 3600}};
-    j["total"] = {{"estimate", r->total.value}, {"low", r->total.low}, {"high", r->total.high}};
+    auto interval = [](const Interval& i, double scale = 1) {
+      return nlohmann::json{
+          {"estimate", i.value / scale}, {"low", i.low / scale}, {"high", i.high / scale}};
+    };
+    j["core_seconds"] = interval(cs);
+    j["core_hours"] = interval(cs, 3600);
+    j["total"] = interval(r->total);
     j["worker_bytes"] = r->worker_bytes;
     j["process_bytes"] = r->process_bytes;
     j["procs"] = r->procs;

@@ -103,14 +103,12 @@ std::vector<OptionRow> option_table(Args& a) {
   static const std::string task_stats_help =
       "write one CSV row per subproblem (" + std::string(kTaskStatsHeader) +
       ") to this file, for 'nqcount simulate' (times every subproblem: slightly slower)";
+  // The required "-n,--n" of a command that counts boards up to `largest`.
+  auto board_size = [](const char* command, int* n, long long smallest, long long largest) {
+    return OptionRow{command, "-n,--n", n, "board size", std::pair{smallest, largest}, {}, true};
+  };
   return {
-      {"count",
-       "-n,--n",
-       &a.count.n,
-       "board size",
-       std::pair{1LL, (long long)kMaxCountN},
-       {},
-       true},
+      board_size("count", &a.count.n, 1, kMaxCountN),
       {"count", "-t,--threads", &a.count.threads,
        "worker threads, at most 4096 (default: every hardware thread; more than the hardware "
        "threads is allowed, with a warning)",
@@ -217,13 +215,7 @@ std::vector<OptionRow> option_table(Args& a) {
       {"edit", "--mov", &a.edit.mov,
        "R,C,R2,C2: move the queen at (R, C) to the gaps (R2, C2), given before any change"},
       {"edit", "--json", &a.edit.json, "print the result as one JSON object"},
-      {"orbits",
-       "-n,--n",
-       &a.orbits.n,
-       "board size",
-       std::pair{1LL, (long long)kMaxOrbitsN},
-       {},
-       true},
+      board_size("orbits", &a.orbits.n, 1, kMaxOrbitsN),
       {"orbits",
        "--method",
        &a.orbits.method,
@@ -237,7 +229,7 @@ std::vector<OptionRow> option_table(Args& a) {
        "and one edge per orbit found, from the orbit it came from, labelled Inc(R,C), Mov or "
        "Mov∘Mov: Graphviz DOT, or JSON when FILE ends in .json"},
       {"orbits", "--json", &a.orbits.json, "print the result as one JSON object"},
-      {"list", "-n,--n", &a.list.n, "board size", std::pair{1LL, (long long)kMaxCountN}, {}, true},
+      board_size("list", &a.list.n, 1, kMaxCountN),
       {"list", "--unique", &a.list.unique,
        "only the canonical representative (least member) of each orbit"},
       {"list",
@@ -299,13 +291,7 @@ std::vector<OptionRow> option_table(Args& a) {
        std::nullopt,
        {"auto", "largest", "plan"}},
       {"simulate", "--json", &a.simulate.json, "print one JSON object"},
-      {"estimate",
-       "-n,--n",
-       &a.estimate.n,
-       "board size",
-       std::pair{4LL, (long long)kMaxCountN},
-       {},
-       true},
+      board_size("estimate", &a.estimate.n, 4, kMaxCountN),
       {"estimate", "--samples", &a.estimate.samples,
        "subproblems to count (in up to 32 strata of equal estimated cost, at least two each)",
        std::pair{1LL, 1LL << 20}},

@@ -36,8 +36,8 @@ constexpr std::uint64_t kPerPlannedBytes =
 // ... and per counted task: a position of the work layout (schedule.hpp WorkLayout: its id and
 // the suffix cost). The row-split plan's tasks are unranked by the worker that claims them;
 // the other plans' subproblems are copied onto their node's memory too.
-constexpr std::uint64_t kPerCountedTaskBytes = sizeof(decltype(WorkLayout::ids)::value_type) +
-                                               sizeof(decltype(WorkLayout::after)::value_type);
+constexpr std::uint64_t kPerCountedTaskBytes =
+    sizeof(decltype(WorkLayout::ids)::value_type) + sizeof(decltype(WorkLayout::after)::value_type);
 constexpr std::uint64_t kPerCountedBytes = sizeof(Subproblem) + kPerCountedTaskBytes;
 // A resumed run reads the journal (a record and a finished entry per subproblem done, the
 // solutions seen per planned one) and keeps the todo list.

@@ -495,7 +495,7 @@ Subproblem rowsplit_subproblem(int n, const RowSplitKey& key) {
   s.full = full;
   s.rows = n;
   for (int i = 0; i < n; ++i)
-    s.blocked[i] = !(key.east >> i & 1u)        ? east | middle
+    s.blocked[i] = !(key.east >> i & 1u)         ? east | middle
                    : (key.middle_rows >> i & 1u) ? west
                                                  : west | middle;
   return s;

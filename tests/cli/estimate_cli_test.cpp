@@ -18,11 +18,7 @@
 
 namespace {
 
-using nq::test::expect_usage_error;
-using nq::test::nqcount;
-using nq::test::Outcome;
-using nq::test::read_file;
-using nq::test::temp_path;
+using namespace nq::test;  // nqcount, Outcome, expect_usage_error, read_file, temp_path
 
 TEST(EstimateCli, BadInputIsOneErrorLineAndExitTwo) {
   expect_usage_error("estimate --n 3");
@@ -61,8 +57,8 @@ TEST(EstimateCli, IntervalHoldsTheCountedTotal) {
     EXPECT_NE(text.out.find(field), std::string::npos) << field << "\n" << text.out;
 }
 
-// n = 23, a plan of 4.2M ranks in blocks of 3 (nothing stored): the count starts, shows progress, and Ctrl-C
-// leaves a valid checkpoint (exit 130).
+// n = 23, a plan of 4.2M ranks in blocks of 3 (nothing stored): the count starts, shows progress,
+// and Ctrl-C leaves a valid checkpoint (exit 130).
 TEST(SlowEstimateCli, FrontierCountStartsAndCtrlCLeavesACheckpoint) {
   const std::string journal = temp_path("n23.ckpt");
   const std::string errfile = temp_path("n23.err");

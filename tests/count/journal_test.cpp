@@ -321,10 +321,7 @@ TEST(Orchestration, SumsPastTwoToTheSixtyFourStayExactThroughJournalAndResume) {
 
 TEST(Resume, RandomInterruptionsThenResumeGiveExactCounts) {
   for (const std::string kernel : {"auto", "reference", "join"}) {
-    CountConfig config;
-    config.n = 13;
-    config.threads = 3;
-    config.kernel = kernel;
+    CountConfig config{.n = 13, .threads = 3, .kernel = kernel};
     const auto whole = count(config);
     ASSERT_TRUE(whole.ok());
     std::mt19937 rng(2024);

@@ -98,10 +98,7 @@ TEST(Runner, CancelStopsEarlyAndSaysSo) {
 // task stats every row is filled by the one thread that claimed it.
 TEST(Runner, ManyThreadsStealingCountEverySubproblemOnce) {
   for (const std::string kernel : {"auto", "join", "scalar"}) {
-    CountConfig c;
-    c.n = 12;
-    c.threads = 1;
-    c.kernel = kernel;
+    CountConfig c{.n = 12, .threads = 1, .kernel = kernel};
     const auto one = count(c);
     ASSERT_TRUE(one.ok()) << one.error().message;
     for (int round = 0; round < 10; ++round) {

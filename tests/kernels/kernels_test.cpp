@@ -176,10 +176,7 @@ TEST_P(AnySubproblemKernelTest, SameTalliesAsScalarOnTinyAndEmptyCases) {
 
 TEST_P(KernelTest, WholeCountsMatchScalar) {
   for (int n = 4; n <= 14; ++n) {
-    CountConfig c;
-    c.n = n;
-    c.threads = 2;
-    c.kernel = "scalar";
+    CountConfig c{.n = n, .threads = 2, .kernel = "scalar"};
     const auto want = count(c);
     c.kernel = GetParam();
     const auto got = count(c);

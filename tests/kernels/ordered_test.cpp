@@ -67,10 +67,7 @@ TEST(OrderedKernel, LookaheadPrunesSomethingOnFullBoards) {
 
 TEST(OrderedKernel, EngineCountsAreTheSameForEveryVariant) {
   for (int n = 4; n <= 11; ++n) {
-    CountConfig base;
-    base.n = n;
-    base.threads = 2;
-    base.kernel = "scalar";
+    const CountConfig base{.n = n, .threads = 2, .kernel = "scalar"};
     const auto plain = count(base);
     ASSERT_TRUE(plain.ok()) << plain.error().message;
     for (const bool fewest : {false, true})

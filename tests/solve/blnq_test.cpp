@@ -47,11 +47,7 @@ TEST(Blnq, StatisticsAreConsistent) {
 
 TEST(Blnq, SmallBoardsSucceedSometimesWithBudgetNSquared) {
   // n = 8, L = 64: some runs must succeed and some fail (the paper's point: a fixed budget).
-  BlnqConfig c;
-  c.n = 8;
-  c.budget = 64;
-  c.runs = 500;
-  c.seed = 3;
+  const BlnqConfig c{.n = 8, .budget = 64, .runs = 500, .seed = 3};
   const auto r = run_blnq(c);
   ASSERT_TRUE(r.ok());
   EXPECT_GT(r->successes, 0u);
@@ -60,12 +56,7 @@ TEST(Blnq, SmallBoardsSucceedSometimesWithBudgetNSquared) {
 }
 
 TEST(Blnq, ReproducibleFromTheSeedAtAnyThreadCount) {
-  BlnqConfig c;
-  c.n = 30;
-  c.budget = 900;
-  c.runs = 25;
-  c.seed = 12345;
-  c.threads = 1;
+  BlnqConfig c{.n = 30, .budget = 900, .runs = 25, .seed = 12345, .threads = 1};
   const auto a = run_blnq(c);
   c.threads = 2;
   const auto b = run_blnq(c);
