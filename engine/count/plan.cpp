@@ -458,18 +458,21 @@ std::array<std::uint32_t, 5> odd_kept_rows(int n, std::uint32_t west_rows) {
 
 }  // namespace
 
-std::uint64_t rowsplit_ranks(int n) {
+std::uint64_t rowsplit_ranks(int n, OddSplit shape) {
   const int h = n / 2;
-  return n % 2 ? 2 * kBinomials.c[n][h] : kBinomials.c[n - 1][h];
+  if (n % 2 == 0) return kBinomials.c[n - 1][h];
+  if (shape == OddSplit::kByWestRows) return 2 * kBinomials.c[n][h];
+  return kBinomials.c[n - 2][h] * static_cast<std::uint64_t>(h + 1);
 }
 
-RowSplitKey rowsplit_key(int n, std::uint64_t rank) {
+RowSplitKey rowsplit_key(int n, std::uint64_t rank, OddSplit shape) {
   const int h = n / 2;
-  int avail[kMaxN];
-  for (int i = 0; i < n; ++i) avail[i] = i;
+  const bool odd = n % 2 == 1;
   const auto all = static_cast<std::uint32_t>(full_mask(n));
   RowSplitKey key;
-  if (n % 2 == 1) {
+  int avail[kMaxN];
+  if (odd && shape == OddSplit::kByWestRows) {
+    for (int i = 0; i < n; ++i) avail[i] = i;
     const std::uint32_t west_rows = unrank_rows(avail, n, h, rank / 2);
     const int weight = rank % 2 ? 2 : 4;
     key.east = all & ~west_rows;
@@ -477,12 +480,24 @@ RowSplitKey rowsplit_key(int n, std::uint64_t rank) {
     key.weight = key.middle_rows ? weight : 0;
     return key;
   }
-  key.east = unrank_rows(avail, n - 1, h, rank);  // never row n-1
-  const std::uint32_t mirrored = all & ~key.east, flipped = flip_rows(key.east, n),
-                      both = all & ~flipped;
-  if (key.east > flipped || key.east > both) return key;  // weight 0: another rank stands for it
+  // E among the rows besides r (odd n) and n-1.
+  const std::uint64_t per_row = kBinomials.c[odd ? n - 2 : n - 1][h];
+  const int r = odd ? static_cast<int>(rank / per_row) : -1;
+  int m = 0;
+  for (int i = 0; i + 1 < n; ++i)
+    if (i != r) avail[m++] = i;
+  const std::uint32_t east = unrank_rows(avail, m, h, rank % per_row);
+  key.middle_rows = odd ? 1u << r : 0u;
+  key.east = east | key.middle_rows;
+  if (odd && r < h) {
+    key.weight = 4;  // (r, E), its mirror, and the flip's two images at row n-1-r
+    return key;
+  }
+  const std::uint32_t rows = all & ~key.middle_rows;
+  const std::uint32_t mirrored = rows & ~east, flipped = flip_rows(east, n), both = rows & ~flipped;
+  if (east > flipped || east > both) return key;  // weight 0: another rank stands for it
   // E differs from its mirror (they are disjoint), so the orbit has 2 or 4 members.
-  key.weight = flipped == key.east || flipped == mirrored ? 2 : 4;
+  key.weight = flipped == east || flipped == mirrored ? 2 : 4;
   return key;
 }
 
@@ -491,22 +506,25 @@ Subproblem rowsplit_subproblem(int n, const RowSplitKey& key) {
   const int half = n / 2;
   const Mask middle = n % 2 ? bit_at(half) : 0;
   const Mask west = full_mask(half), east = full & ~west & ~middle;
+  // A single middle row must take the middle square: every column holds a queen.
+  const Mask middle_row = std::has_single_bit(key.middle_rows) ? full & ~middle : west;
   Subproblem s;
   s.full = full;
   s.rows = n;
   for (int i = 0; i < n; ++i)
     s.blocked[i] = !(key.east >> i & 1u)         ? east | middle
-                   : (key.middle_rows >> i & 1u) ? west
+                   : (key.middle_rows >> i & 1u) ? middle_row
                                                  : west | middle;
   return s;
 }
 
-void rowsplit_all(int n, std::vector<Subproblem>& subproblems, std::vector<std::uint8_t>& weights) {
+void rowsplit_all(int n, std::vector<Subproblem>& subproblems, std::vector<std::uint8_t>& weights,
+                  OddSplit shape) {
   subproblems.clear();
   weights.clear();
-  const std::uint64_t ranks = rowsplit_ranks(n);
+  const std::uint64_t ranks = rowsplit_ranks(n, shape);
   for (std::uint64_t r = 0; r < ranks; ++r) {
-    const RowSplitKey key = rowsplit_key(n, r);
+    const RowSplitKey key = rowsplit_key(n, r, shape);
     if (key.weight == 0) continue;
     subproblems.push_back(rowsplit_subproblem(n, key));
     weights.push_back(static_cast<std::uint8_t>(key.weight));
@@ -529,21 +547,19 @@ Plan plan_rowsplit(int n, bool fixed_counts) {
 
 std::uint64_t rowsplit_subproblems(int n) {
   const int h = n / 2;
-  // Even n, Burnside: row sets fixed by the flip (unions of flip pairs) and by flip-then-mirror
-  // (one row of each pair); the mirror alone fixes none.
-  if (n % 2 == 0) {
-    const std::uint64_t all = kBinomials.c[n][h];
-    const std::uint64_t by_flip = h % 2 == 0 ? kBinomials.c[h][h / 2] : 0;
-    const std::uint64_t by_both = std::uint64_t{1} << h;
-    return (all + by_flip + by_both) / 4;
-  }
-  // Odd n: the ranks of non-zero weight, which have no closed form; counted once for every odd n
-  // (offline: unranking them all takes about a second at n = 25), checked by plan_test up to
-  // n = 21.
-  constexpr std::uint64_t kOdd[] = {0,       0,       6,        18,      57,    172,
-                                    585,     2009,    7269,     26624,   99557, 375221,
-                                    1426923, 5453073, 20936947, 80649843};
-  return kOdd[(n - 1) / 2];
+  // Burnside: row sets fixed by the flip (unions of flip pairs) and by flip-then-mirror (one row
+  // of each pair); the mirror alone fixes none. Odd n by middle row: per row r, the flip pairs r
+  // with n-1-r, so only r = h (the centre) has fixed sets; the other rows pair up.
+  const std::uint64_t by_flip = h % 2 == 0 ? kBinomials.c[h][h / 2] : 0;
+  const std::uint64_t by_both = std::uint64_t{1} << h;
+  if (n % 2 == 0) return (kBinomials.c[n][h] + by_flip + by_both) / 4;
+  if (odd_split(n) == OddSplit::kByMiddleRow)
+    return (static_cast<std::uint64_t>(n) * kBinomials.c[n - 1][h] + by_flip + by_both) / 4;
+  // By west rows: the ranks of non-zero weight, which have no closed form; counted once for
+  // every odd n up to kOddByWestRowsMaxN, checked by plan_test.
+  constexpr std::uint64_t kByWestRows[] = {0, 0, 6, 18, 57, 172, 585, 2009, 7269, 26624, 99557};
+  static_assert(std::size(kByWestRows) == (kOddByWestRowsMaxN + 1) / 2);
+  return kByWestRows[(n - 1) / 2];
 }
 
 namespace {

@@ -129,37 +129,65 @@ Plan plan_classic(int n, int split_rows);
 // arrays stay bounded whatever n is).
 Plan plan_rowsplit(int n, bool fixed_counts = true);
 
+// How an odd board's row splits are grouped into subproblems. By west rows: one subproblem per
+// west row set W, the middle queen free in every row r that W keeps (the join enumerates the
+// west half once for all of them: about 2x faster at n = 17 and 19). By middle row: one
+// subproblem per (r, E), the middle queen forced into row r (smaller halves: from n = 23 the
+// grouped east halves outgrow the join's scratch cap, kJoinMaxLeaves, and would fall back to the
+// search). odd_split(n) picks by west rows up to kOddByWestRowsMaxN.
+enum class OddSplit { kByWestRows, kByMiddleRow };
+inline constexpr int kOddByWestRowsMaxN = 21;
+inline OddSplit odd_split(int n) {
+  return n <= kOddByWestRowsMaxN ? OddSplit::kByWestRows : OddSplit::kByMiddleRow;
+}
+
 // A rank of the row-split plan, unranked by the combinatorial number system (row sets in
-// increasing order as bit sets).
-// Even n: the mirror maps E to its complement, so exactly one of the two leaves out the last row
-// (n-1): ranks enumerate those E (h = n/2 of the other rows). The flip maps E to F(E) and the
-// flip then mirror to the complement of F(E): the rank stands for its orbit when E is the least
-// of E, F(E) and that complement (weight 2 when F(E) is E or its mirror, else 4), and otherwise
-// is not a representative (weight 0: counted as nothing, about half the ranks).
-// Odd n: a split is a triple (r, E, W), the middle queen's row and the east and west rows; the
-// flip maps it to (n-1-r, F(E), F(W)) and the mirror to (r, W, E), and the triple kept is the
-// least of its orbit under the key (west rows, r). Ranks go two per west row set W (h of the n
+// increasing order as bit sets). The flip maps a split's east rows E to F(E), the mirror maps E
+// to the west rows; a rank stands for its orbit under both, or has weight 0 (counted as
+// nothing) where another rank does.
+// Even n: exactly one of E and its mirror leaves out the last row (n-1): ranks enumerate those
+// E (h = n/2 of the other rows). The rank stands for its orbit when E is the least of E, F(E)
+// and the complement of F(E) (weight 2 when F(E) is E or its mirror, else 4): about half the
+// ranks.
+// Odd n by west rows: a split is a triple (r, E, W), the middle queen's row and the east and
+// west rows; the flip maps it to (n-1-r, F(E), F(W)) and the mirror to (r, W, E), and the triple
+// kept is the least of its orbit under the key (west rows, r). Ranks go two per W (h of the n
 // rows): the first holds the kept r of orbits of 4, the second those of orbits of 2 (r the
-// centre row); a rank whose W keeps no r of its kind has weight 0.
+// centre row).
+// Odd n by middle row: r = 0..h major (r > h is the flip's image of n-1-r), then the E among the
+// rows besides r and n-1 (as for even n); for r < h every rank stands for an orbit of 4, for
+// r = h the even-n rule applies.
 struct RowSplitKey {
   std::uint32_t east = 0;         // bit i: row i holds its queen in the east half (odd n: or on
                                   // the middle column)
   std::uint32_t middle_rows = 0;  // odd n: the rows of `east` whose queen may take the middle
+                                  // column (exactly one of them does)
   int weight = 0;                 // 2 or 4, or 0 where the rank stands for no orbit
 };
-std::uint64_t rowsplit_ranks(int n);
-// Unranks in O(n) (even n) or O(n^2) (odd n). rank < rowsplit_ranks(n).
-RowSplitKey rowsplit_key(int n, std::uint64_t rank);
-// The subproblem of a key: every row forced into its half (odd n: the middle column open in the
-// key's middle rows only).
+std::uint64_t rowsplit_ranks(int n, OddSplit shape);
+inline std::uint64_t rowsplit_ranks(int n) {
+  return rowsplit_ranks(n, odd_split(n));
+}
+// Unranks in O(n) (O(n^2) by west rows). rank < rowsplit_ranks(n, shape).
+RowSplitKey rowsplit_key(int n, std::uint64_t rank, OddSplit shape);
+inline RowSplitKey rowsplit_key(int n, std::uint64_t rank) {
+  return rowsplit_key(n, rank, odd_split(n));
+}
+// The subproblem of a key: every row forced into its half; odd n: the middle column open in the
+// key's middle rows only (a single middle row takes the middle square).
 Subproblem rowsplit_subproblem(int n, const RowSplitKey& key);
 
 // Every representative of the row-split plan, in rank order, with its weight: for tests and
 // benchmarks, which want the subproblems themselves.
-void rowsplit_all(int n, std::vector<Subproblem>& subproblems, std::vector<std::uint8_t>& weights);
+void rowsplit_all(int n, std::vector<Subproblem>& subproblems, std::vector<std::uint8_t>& weights,
+                  OddSplit shape);
+inline void rowsplit_all(int n, std::vector<Subproblem>& subproblems,
+                         std::vector<std::uint8_t>& weights) {
+  rowsplit_all(n, subproblems, weights, odd_split(n));
+}
 
-// How many subproblems (ranks of non-zero weight) the row-split plan of n counts: even n by
-// Burnside over the four symmetries (the orbits of the row sets), odd n from a table.
+// How many subproblems (ranks of non-zero weight) the row-split plan of n counts: Burnside over
+// the four symmetries (the orbits of the row splits), except odd n by west rows: a table.
 std::uint64_t rowsplit_subproblems(int n);
 // The most tasks a row-split plan has: larger plans put consecutive ranks in one task.
 inline constexpr std::uint64_t kMaxRowSplitTasks = std::uint64_t{1} << 21;

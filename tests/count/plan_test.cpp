@@ -210,54 +210,75 @@ TEST(Frontend, RowSplitPlanSizeFormulaMatchesThePlan) {
 // mirror, checked against the orbits themselves (every split of a small board, its four images).
 // A split is (r, E): the middle queen's row (odd n; -1 for even n) and the east rows, the west
 // rows being the others.
-TEST(Frontend, RowSplitRanksPickOneRepresentativePerOrbit) {
-  for (int n = 4; n <= 13; ++n) {
-    const int h = n / 2;
-    const bool odd = n % 2 == 1;
-    auto flip = [&](std::uint32_t set) {
-      std::uint32_t f = 0;
-      for (int i = 0; i < n; ++i)
-        if (set >> i & 1u) f |= 1u << (n - 1 - i);
-      return f;
-    };
-    const std::uint32_t all_rows = (1u << n) - 1;
-    std::map<std::pair<int, std::uint32_t>, int> seen;  // every split of a ranked orbit
-    std::uint32_t previous_west = 0;
-    for (std::uint64_t rank = 0; rank < rowsplit_ranks(n); ++rank) {
-      const RowSplitKey key = rowsplit_key(n, rank);
-      const std::uint32_t west = all_rows & ~key.east;
-      if (odd) {
-        ASSERT_EQ(std::popcount(west), h);
-        ASSERT_EQ(key.middle_rows & ~key.east, 0u) << "the middle queen stands in an east row";
+void expect_one_representative_per_orbit(int n, OddSplit shape) {
+  const int h = n / 2;
+  const bool odd = n % 2 == 1;
+  auto flip = [&](std::uint32_t set) {
+    std::uint32_t f = 0;
+    for (int i = 0; i < n; ++i)
+      if (set >> i & 1u) f |= 1u << (n - 1 - i);
+    return f;
+  };
+  const std::uint32_t all_rows = (1u << n) - 1;
+  std::map<std::pair<int, std::uint32_t>, int> seen;  // every split of a ranked orbit
+  std::uint32_t previous_west = 0;
+  for (std::uint64_t rank = 0; rank < rowsplit_ranks(n, shape); ++rank) {
+    const RowSplitKey key = rowsplit_key(n, rank, shape);
+    const std::uint32_t west = all_rows & ~key.east;
+    if (odd) {
+      ASSERT_EQ(std::popcount(west), h);
+      ASSERT_EQ(key.middle_rows & ~key.east, 0u) << "the middle queen stands in an east row";
+      if (shape == OddSplit::kByWestRows) {
         EXPECT_LE(previous_west, west) << "ranks in increasing west rows";
         previous_west = west;
       } else {
-        ASSERT_EQ(std::popcount(key.east), h);
-        ASSERT_FALSE(key.east >> (n - 1) & 1u);
-        ASSERT_EQ(key.middle_rows, 0u);
+        ASSERT_EQ(std::popcount(key.middle_rows), 1) << "one middle row per rank";
       }
-      if (key.weight == 0) continue;
-      // The splits the key holds: one per middle row (odd n), the one E (even n).
-      std::vector<int> middle;
-      for (int r = 0; r < n; ++r)
-        if (key.middle_rows >> r & 1u) middle.push_back(r);
-      if (!odd) middle.push_back(-1);
-      ASSERT_FALSE(middle.empty());
-      for (const int r : middle) {
-        const std::uint32_t east = key.east & ~(odd ? 1u << r : 0u);
-        const int fr = odd ? n - 1 - r : -1;
-        const std::set<std::pair<int, std::uint32_t>> orbit = {
-            {r, east}, {r, west}, {fr, flip(east)}, {fr, flip(west)}};
-        EXPECT_EQ(static_cast<int>(orbit.size()), key.weight) << n;
-        for (const auto& member : orbit) EXPECT_TRUE(seen.emplace(member, key.weight).second) << n;
-      }
+    } else {
+      ASSERT_EQ(std::popcount(key.east), h);
+      ASSERT_FALSE(key.east >> (n - 1) & 1u);
+      ASSERT_EQ(key.middle_rows, 0u);
     }
-    // Every split belongs to exactly one ranked orbit: seen holds all of them.
-    const int m = odd ? n - 1 : n;  // the rows besides r
-    std::uint64_t per_row = 1;
-    for (int i = 1; i <= h; ++i) per_row = per_row * static_cast<std::uint64_t>(m - h + i) / i;
-    const std::uint64_t all = per_row * static_cast<std::uint64_t>(odd ? n : 1);
-    EXPECT_EQ(seen.size(), all) << n;
+    if (key.weight == 0) continue;
+    // The splits the key holds: one per middle row (odd n), the one E (even n).
+    std::vector<int> middle;
+    for (int r = 0; r < n; ++r)
+      if (key.middle_rows >> r & 1u) middle.push_back(r);
+    if (!odd) middle.push_back(-1);
+    ASSERT_FALSE(middle.empty());
+    for (const int r : middle) {
+      const std::uint32_t east = key.east & ~(odd ? 1u << r : 0u);
+      const int fr = odd ? n - 1 - r : -1;
+      const std::set<std::pair<int, std::uint32_t>> orbit = {
+          {r, east}, {r, west}, {fr, flip(east)}, {fr, flip(west)}};
+      EXPECT_EQ(static_cast<int>(orbit.size()), key.weight) << n;
+      for (const auto& member : orbit) EXPECT_TRUE(seen.emplace(member, key.weight).second) << n;
+    }
+  }
+  // Every split belongs to exactly one ranked orbit: seen holds all of them.
+  const int m = odd ? n - 1 : n;  // the rows besides r
+  std::uint64_t per_row = 1;
+  for (int i = 1; i <= h; ++i) per_row = per_row * static_cast<std::uint64_t>(m - h + i) / i;
+  const std::uint64_t all = per_row * static_cast<std::uint64_t>(odd ? n : 1);
+  EXPECT_EQ(seen.size(), all) << n;
+}
+
+TEST(Frontend, RowSplitRanksPickOneRepresentativePerOrbit) {
+  for (int n = 4; n <= 13; ++n)
+    for (const OddSplit shape : {OddSplit::kByWestRows, OddSplit::kByMiddleRow})
+      expect_one_representative_per_orbit(n, shape);
+}
+
+TEST(Frontend, OddBoardsPickTheirSplitBySize) {
+  EXPECT_EQ(odd_split(kOddByWestRowsMaxN), OddSplit::kByWestRows);
+  EXPECT_EQ(odd_split(kOddByWestRowsMaxN + 2), OddSplit::kByMiddleRow);
+  // Where the plan splits by middle row, its size is Burnside's (checked against every rank of
+  // that shape at small n by the representatives test) and every middle row is forced.
+  for (int n : {23, 25}) {
+    EXPECT_LT(rowsplit_subproblems(n), rowsplit_ranks(n)) << n;
+    EXPECT_GT(4 * rowsplit_subproblems(n), rowsplit_ranks(n)) << n;
+    for (std::uint64_t rank = 0; rank < rowsplit_ranks(n); rank += rowsplit_ranks(n) / 7)
+      EXPECT_EQ(std::popcount(rowsplit_key(n, rank).middle_rows), 1) << n;
   }
 }
 
