@@ -448,10 +448,10 @@ int run(int argc, char** argv, int rank, int ranks) {
   Monitor signal;
   SignalScope signals(signal);
   if (rank != 0) {
-    const int status = run_worker(config, *plan, signal, rank);
+    const int worker_status = run_worker(config, *plan, signal, rank);
     int threads = resolve_threads(config.threads);
     MPI_Reduce(&threads, nullptr, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    return status;
+    return worker_status;
   }
   return run_root(args, config, *plan, ranks, signal, journal.get(), resumed);
 }
