@@ -52,6 +52,8 @@ CountConfig count_config(const CountArgs& args) {
   config.numa = args.numa != "off";
   config.task_stats = !args.task_stats.empty();
   config.memory_limit = parse_byte_size(args.memory_limit).value_or(0);
+  config.cross_check = args.cross_check;
+  config.cross_check_seed = static_cast<std::uint64_t>(args.cross_check_seed);
   return config;
 }
 
@@ -132,6 +134,11 @@ int run_count(const CountArgs& args) {
   }
   const CountResult& r = *out;
   if (!r.note.empty()) print_note(r.note);
+  if (!r.cross_check_failure.empty()) {  // what was counted before it is kept in the journal
+    print_error(r.cross_check_failure);
+    if (journal) (void)journal->close();
+    return 1;
+  }
   if (r.cancelled) return report_interrupted(args, r, journal.get());
   if (journal)
     if (auto closed = journal->close(); !closed)
@@ -183,6 +190,7 @@ int report_count(const CountArgs& args, const CountResult& r, const RankShares& 
                              {"stolen", a.stolen}});
     j["verified"] = known ? nlohmann::json(match) : nlohmann::json(nullptr);
     if (!args.checkpoint.empty()) j["subproblems_resumed"] = r.subproblems_resumed;
+    j["cross_checked"] = r.cross_checked;
     if (!ranks.subproblems.empty()) {
       j["ranks"] = ranks.subproblems.size();
       j["subproblems_by_rank"] = ranks.subproblems;
@@ -213,6 +221,8 @@ int report_count(const CountArgs& args, const CountResult& r, const RankShares& 
     if (!args.checkpoint.empty())
       line("resumed",
            std::to_string(r.subproblems_resumed) + " subproblems from " + args.checkpoint);
+    if (r.cross_checked > 0)
+      line("cross-checked", std::to_string(r.cross_checked) + " subproblems");
     line("numa nodes", std::to_string(r.numa_nodes));
     line("memory", "about " + format_bytes(r.memory_estimate) + " (" +
                        std::to_string(r.memory_estimate) + " bytes) at its peak (estimated)");
@@ -241,9 +251,10 @@ int report_count(const CountArgs& args, const CountResult& r, const RankShares& 
 int run_count_dp(const CountArgs& args) {
   // The programme runs on one thread with no kernel, journal or task list: options for the
   // search are refused rather than silently ignored.
-  static const char* const kSearchOnly[] = {"--threads",    "--kernel",           "--split-depth",
-                                            "--checkpoint", "--checkpoint-every", "--numa",
-                                            "--task-stats", "--memory-limit",     "--progress"};
+  static const char* const kSearchOnly[] = {"--threads",     "--kernel",           "--split-depth",
+                                            "--checkpoint",  "--checkpoint-every", "--numa",
+                                            "--task-stats",  "--memory-limit",     "--progress",
+                                            "--cross-check", "--cross-check-seed"};
   for (const char* option : kSearchOnly)
     if (args.given.count(option)) {
       print_error(std::string(option) +

@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cstdlib>
@@ -35,8 +36,9 @@
 namespace nq::cli {
 namespace {
 
-// worker -> 0: [stopping, batch id, (index, solutions, nodes)...]: the results of the batch it
-// was given (batch id 0: none yet)
+// worker -> 0: [stopping, batch id, cross-checked, (index, solutions, nodes)...]: the results of
+// the batch it was given (batch id 0: none yet), and how many of them it counted twice
+// (--cross-check). stopping: 0 no, 1 interrupted, 2 a cross-check failed (the rank has said so).
 constexpr int kTagRequest = 1;
 constexpr int kTagWork = 2;  // 0 -> worker: [batch id, index...]; empty: no more work
 // After a signal, how long rank 0 waits for every rank to hand back what it finished before it
@@ -45,9 +47,14 @@ constexpr int kTagWork = 2;  // 0 -> worker: [batch id, index...]; empty: no mor
 // piece by then.
 constexpr std::chrono::milliseconds kLostRankGrace{300};
 
-std::vector<std::uint64_t> flatten(bool stopping, std::uint64_t batch_id,
+constexpr std::uint64_t kStopInterrupted = 1;
+constexpr std::uint64_t kStopCrossCheck = 2;
+constexpr std::size_t kRequestHeader = 3;
+
+std::vector<std::uint64_t> flatten(std::uint64_t stopping, std::uint64_t batch_id,
+                                   std::uint64_t cross_checked,
                                    const std::vector<FinishedSubproblem>& done) {
-  std::vector<std::uint64_t> out{stopping ? 1u : 0u, batch_id};
+  std::vector<std::uint64_t> out{stopping, batch_id, cross_checked};
   for (const FinishedSubproblem& f : done) {
     out.push_back(f.index);
     out.push_back(f.tally.solutions);
@@ -163,14 +170,15 @@ int agree(int status) {
   return worst;
 }
 
-int run_worker(const CountConfig& base, const Plan& plan, Monitor& signal) {
+int run_worker(const CountConfig& base, const Plan& plan, Monitor& signal, int rank) {
   CollectingJournal collected;
   CountConfig config = base;
   config.journal = &collected;
-  bool stopping = false;
-  std::uint64_t batch_id = 0;
+  std::uint64_t stopping = 0;
+  std::uint64_t batch_id = 0, cross_checked = 0;
   while (true) {
-    const auto request = flatten(stopping, batch_id, collected.take());
+    const auto request = flatten(stopping, batch_id, cross_checked, collected.take());
+    cross_checked = 0;
     MPI_Send(request.data(), static_cast<int>(request.size()), MPI_UINT64_T, 0, kTagRequest,
              MPI_COMM_WORLD);
     if (stopping) break;
@@ -186,9 +194,15 @@ int run_worker(const CountConfig& base, const Plan& plan, Monitor& signal) {
       continue;
     }
     const auto r = count_selected(config, plan, batch, &signal);
-    stopping = !r.ok() || r->cancelled;  // what it finished still goes back to rank 0
+    if (r.ok()) cross_checked = r->cross_checked;
+    if (r.ok() && !r->cross_check_failure.empty()) {
+      print_error("rank " + std::to_string(rank) + ": " + r->cross_check_failure);
+      stopping = kStopCrossCheck;
+    } else if (!r.ok() || r->cancelled) {
+      stopping = kStopInterrupted;  // what it finished still goes back to rank 0
+    }
   }
-  return 0;
+  return stopping == kStopCrossCheck ? 1 : 0;
 }
 
 int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, int ranks,
@@ -205,6 +219,10 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
   // The kernel this rank runs (an empty selection counts nothing).
   const auto probe = count_selected(base, plan, {});
   const std::string kernel_name = probe.ok() ? probe->kernel : base.kernel;
+  // --cross-check: the subproblems every rank counted twice, and whether one of them failed (the
+  // rank that found it has said so; no more work is dealt, and the run ends with status 1).
+  std::atomic<std::uint64_t> cross_checked{0};
+  std::atomic<bool> check_failed{false};
   std::thread local([&] {  // rank 0 counts too
     if (synthetic()) return;
     CollectingJournal collected;
@@ -213,6 +231,13 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
     for (auto batch = dealer.take(); !batch.empty(); batch = dealer.take()) {
       const auto r = count_selected(config, plan, batch, &signal);
       dealer.deliver(0, collected.take());
+      if (r.ok()) cross_checked += r->cross_checked;
+      if (r.ok() && !r->cross_check_failure.empty()) {
+        print_error(r->cross_check_failure);
+        check_failed = true;
+        dealer.stop_dealing();
+        break;
+      }
       if (!r.ok() || r->cancelled) break;
     }
   });
@@ -251,12 +276,13 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
     }
     const auto request = receive(st.MPI_SOURCE, kTagRequest, &st);
     std::vector<FinishedSubproblem> done;
-    for (std::size_t i = 2; i + 2 < request.size(); i += 3)
+    for (std::size_t i = kRequestHeader; i + 2 < request.size(); i += 3)
       done.push_back({request[i], {request[i + 1], request[i + 2]}});
     // The results must be of the batch this rank holds, and of nothing else in it.
     Outstanding& held = outstanding[static_cast<std::size_t>(st.MPI_SOURCE)];
     const bool matches =
-        request.size() >= 2 && (request.size() - 2) % 3 == 0 && request[1] == held.id &&
+        request.size() >= kRequestHeader && (request.size() - kRequestHeader) % 3 == 0 &&
+        request[1] == held.id &&
         std::all_of(done.begin(), done.end(), [&](const FinishedSubproblem& f) {
           return std::binary_search(held.indices.begin(), held.indices.end(), f.index);
         });
@@ -270,11 +296,16 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
     }
     dealer.deliver(st.MPI_SOURCE, done);
     handled += !done.empty();
-    if (request.at(0) != 0) {  // the worker stops (it was interrupted)
+    cross_checked += request[2];
+    if (request[0] == kStopCrossCheck) {
+      check_failed = true;
+      dealer.stop_dealing();
+    }
+    if (request[0] != 0) {  // the worker stops (it was interrupted, or a cross-check failed)
       --active;
       continue;
     }
-    if (signal.cancel.load(std::memory_order_relaxed)) dealer.stop_dealing();
+    if (signal.cancel.load(std::memory_order_relaxed) || check_failed) dealer.stop_dealing();
     std::vector<std::uint64_t> batch = dealer.take();
     held.indices = batch;
     std::sort(held.indices.begin(), held.indices.end());
@@ -316,9 +347,14 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
     return 0;
   }
 
+  if (check_failed) {  // the failing rank has said which subproblem; what came back is kept
+    if (journal) (void)journal->close();
+    return 1;
+  }
   CountResult r;
   r.n = plan.n;
   r.threads = all_threads;
+  r.cross_checked = cross_checked;
   r.kernel = kernel_name;
   r.isa = probe.ok() ? probe->isa : "";
   r.memory_estimate = probe.ok() ? probe->memory_estimate : 0;  // this rank's (one rank's)
@@ -392,7 +428,10 @@ int run(int argc, char** argv, int rank, int ranks) {
   if (refusing != INT_MAX && rank != first_refusing) error.clear();
   if (rank == 0 && status == 0) {
     journal = open_checkpoint(args);
-    auto start = resume_run(*plan, journal.get());
+    const double fraction =
+        config.cross_check < 0 ? default_cross_check(config.n) : config.cross_check;
+    auto start =
+        resume_run(*plan, journal.get(), cross_check_tag(fraction, config.cross_check_seed));
     if (journal)
       for (const std::string& w : journal->warnings()) print_warning(w);
     if (!start) {
@@ -409,10 +448,10 @@ int run(int argc, char** argv, int rank, int ranks) {
   Monitor signal;
   SignalScope signals(signal);
   if (rank != 0) {
-    run_worker(config, *plan, signal);
+    const int worker_status = run_worker(config, *plan, signal, rank);
     int threads = resolve_threads(config.threads);
     MPI_Reduce(&threads, nullptr, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    return 0;
+    return worker_status;
   }
   return run_root(args, config, *plan, ranks, signal, journal.get(), resumed);
 }

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <charconv>
 #include <climits>
+#include <cstdlib>
 #include <type_traits>
 
 #include "algebra/dp.hpp"
@@ -314,6 +315,18 @@ std::vector<OptionRow> option_table(Args& a) {
        "runner's copies and every thread's kernel scratch; --json memory_estimate_bytes) is "
        "above SIZE: bytes, or a number with K, M, G or T (powers of 1024), e.g. 512M, 8G, 1.5G "
        "(default: 80% of the physical memory)"},
+      {"count", "--cross-check", &a.count.cross_check,
+       "FRACTION in [0, 1]: count this seeded random fraction of the subproblems twice, the second "
+       "time with an independent kernel (the join: the best backtracking kernel; avx512, avx2: "
+       "scalar; scalar: scalar-rows; reference: the best backtracking kernel); any difference "
+       "stops the run with exit 1, naming the subproblem. 0: off (default: 0.001 for n > 27, "
+       "beyond the known table, else 0). Under nqcount-mpi each rank checks the subproblems it "
+       "counts",
+       std::pair{0LL, 1LL}},
+      {"count", "--cross-check-seed", &a.count.cross_check_seed,
+       "seed of the --cross-check choice: the same seed checks the same subproblems at any thread "
+       "or rank count, and on resume (default 1; a checkpoint records it with the fraction)",
+       std::pair{0LL, LLONG_MAX}},
   };
 }
 
@@ -399,7 +412,21 @@ void add_option_row(CLI::App& app, const OptionRow& row) {
         }
       },
       row.target);
-  if (row.range) opt->check(CLI::Range(row.range->first, row.range->second));
+  if (row.range) {  // a real number's bounds are compared as reals (0.5 is in [0, 1])
+    if (std::holds_alternative<double*>(row.target)) {
+      const auto [low, high] = *row.range;
+      opt->check(CLI::Validator(
+          [low, high](std::string& text) -> std::string {
+            const double v = std::strtod(text.c_str(), nullptr);  // strict_decimal has checked it
+            if (v >= static_cast<double>(low) && v <= static_cast<double>(high)) return "";
+            return "Value " + text + " not in range " + std::to_string(low) + " to " +
+                   std::to_string(high);
+          },
+          ""));
+    } else {
+      opt->check(CLI::Range(row.range->first, row.range->second));
+    }
+  }
   if (!row.choices.empty()) opt->check(CLI::IsMember(row.choices));
   if (row.required) opt->required();
 }

@@ -40,7 +40,9 @@ struct CountArgs {
   std::string task_stats;  // empty: none
   // --memory-limit as typed ("8G", "512M", bytes); empty: the engine's default.
   std::string memory_limit;
-  std::set<std::string> given;  // the long names of the options on the command line
+  double cross_check = -1;         // -1: not given, the engine's default by n
+  long long cross_check_seed = 1;  // kDefaultCrossCheckSeed
+  std::set<std::string> given;     // the long names of the options on the command line
 };
 
 struct TopologyArgs {

@@ -16,6 +16,29 @@
 
 namespace nq {
 
+struct Kernel;
+
+// The seed of --cross-check-seed when none is given.
+inline constexpr std::uint64_t kDefaultCrossCheckSeed = 1;
+
+// The cross-check fraction for an n-board when none is given: 0.001 beyond the known table
+// (n > 27), where no published count can catch a wrong one; 0 within it.
+double default_cross_check(int n);
+
+// Whether subproblem (task) `id` of the plan is cross-checked: splitmix64(seed ^ id) below
+// fraction * 2^64 (every one for fraction >= 1, none for fraction <= 0).
+bool cross_check_selected(double fraction, std::uint64_t seed, std::uint64_t id);
+
+// The journal's record of a cross-check choice (RunIdentity::cross_check): a 32-bit hash of the
+// fraction and the seed, never 0; 0 when the fraction is 0 (off).
+std::uint32_t cross_check_tag(double fraction, std::uint64_t seed);
+
+// The independent kernel that counts the cross-checked subproblems of a run on `kernel`: the
+// best backtracking kernel for the join and the reference kernel, the scalar kernel for the
+// lane-parallel ones and the scalar search's variants, and the top-to-bottom variant
+// (scalar-rows, kernels/ordered.cpp) for the scalar kernel.
+const Kernel& cross_check_kernel(const Kernel& kernel);
+
 struct CountConfig {
   int n = 0;
   int threads = 0;              // 0: every hardware thread; more than the hardware is allowed
@@ -33,6 +56,15 @@ struct CountConfig {
   // Bytes the run may use (engine/count/memory.hpp): a count whose estimated peak is above it is
   // refused before it starts. 0: default_memory_limit(), 80% of the physical memory.
   std::uint64_t memory_limit = 0;
+  // The fraction of subproblems counted a second time, by an independent kernel
+  // (cross_check_kernel below), in [0, 1]: a difference stops the run
+  // (CountResult::cross_check_failure). -1: default_cross_check(n). Which subproblems is decided
+  // by the seed and the subproblem's index alone (cross_check_selected), so a resumed run, another
+  // thread count or another MPI rank checks the same ones.
+  double cross_check = -1;
+  std::uint64_t cross_check_seed = kDefaultCrossCheckSeed;
+  // Tests: the second kernel, instead of the one cross_check_kernel() picks.
+  const Kernel* cross_check_kernel = nullptr;
 };
 
 // What one arena did.
@@ -69,6 +101,12 @@ struct CountResult {
   // The estimated peak memory in bytes (engine/count/memory.hpp), checked against the limit up
   // front.
   std::uint64_t memory_estimate = 0;
+  std::uint64_t cross_checked = 0;  // subproblems this run counted twice (CountConfig::cross_check)
+  std::string cross_check_kernel;   // the second kernel ("" when nothing is cross-checked)
+  // Not empty: a cross-checked subproblem was counted differently by the two kernels, and the
+  // run stopped there (`cancelled` is set; the counts are partial). One line, e.g.
+  // "cross-check failed: subproblem 17: avx2 counted 10, scalar counted 11".
+  std::string cross_check_failure;
 };
 
 // Refuses (an Error) a run whose estimated peak memory is above config.memory_limit.

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "common/file_io.hpp"
@@ -45,6 +46,7 @@ void encode_header(const RunIdentity& run, unsigned char* h) {
   put_u32(h + 8, FileJournal::kFormatVersion);
   put_u32(h + 12, static_cast<std::uint32_t>(run.n));
   put_u32(h + 16, static_cast<std::uint32_t>(run.split_rows));
+  put_u32(h + 20, run.cross_check);
   put_u64(h + 24, run.classes);
   put_u64(h + 32, run.subproblems);
   std::memcpy(h + 40, run.route.data(), std::min(run.route.size(), kRouteBytes - 1));
@@ -94,17 +96,25 @@ std::uint32_t fnv1a32(const unsigned char* bytes, std::size_t size) {
   return h;
 }
 
-RunIdentity run_identity(const Plan& plan) {
+RunIdentity run_identity(const Plan& plan, std::uint32_t cross_check) {
   // The row-split plan's record index is a task of Plan::block ranks: its own route, so that no
   // journal of the plan's earlier, materialised form is resumed as this one.
-  return {plan.n, plan.split_rows, plan.classes, plan.size(),
-          plan.rowsplit() ? "rowsplit-rank" : std::string(plan_kind_name(plan.kind))};
+  return {plan.n,
+          plan.split_rows,
+          plan.classes,
+          plan.size(),
+          plan.rowsplit() ? "rowsplit-rank" : std::string(plan_kind_name(plan.kind)),
+          cross_check};
 }
 
 std::string describe(const RunIdentity& run) {
+  char tag[16];
+  std::snprintf(tag, sizeof tag, "%08x", run.cross_check);
   return "n = " + std::to_string(run.n) + ", split depth " + std::to_string(run.split_rows) + ", " +
          std::to_string(run.classes) + " classes, " + std::to_string(run.subproblems) +
-         " subproblems, " + run.route + " route";
+         " subproblems, " + run.route + " route, " +
+         (run.cross_check ? "cross-check " + std::string(tag) + " (fraction and seed)"
+                          : std::string("no cross-check"));
 }
 
 ResumePoint resume_point(const Plan& plan, std::span<const FinishedSubproblem> finished) {
@@ -169,9 +179,11 @@ Expected<std::vector<FinishedSubproblem>> FileJournal::begin(const RunIdentity& 
   const unsigned char* h = bytes.data();
   if (fnv1a32(h, 60) != get_u32(h + 60)) return refuse("has a corrupt header (checksum)");
   const std::uint32_t version = get_u32(h + 8);
-  if (version != kFormatVersion && version != 1)  // version 1: no residues
+  // Version 1: no residues; versions 1 and 2: no cross-check (the field was reserved, 0).
+  if (version < 1 || version > kFormatVersion)
     return refuse("has format version " + std::to_string(get_u32(h + 8)) +
                   "; this nqcount reads versions 1 to " + std::to_string(kFormatVersion));
+  if (version < 3 && get_u32(h + 20) != 0) return refuse("has a corrupt header (reserved field)");
   if (get_u32(h + 56) != kRecordBytes) return refuse("has a corrupt header (record size)");
   RunIdentity theirs;
   theirs.n = static_cast<int>(get_u32(h + 12));
@@ -180,6 +192,7 @@ Expected<std::vector<FinishedSubproblem>> FileJournal::begin(const RunIdentity& 
   theirs.subproblems = get_u64(h + 32);
   theirs.route.assign(reinterpret_cast<const char*>(h + 40),
                       strnlen(reinterpret_cast<const char*>(h + 40), kRouteBytes));
+  theirs.cross_check = get_u32(h + 20);
   if (!(theirs == run))
     return refuse("belongs to another run (" + describe(theirs) + "); this run has " +
                   describe(run));

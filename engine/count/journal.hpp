@@ -7,14 +7,16 @@
 // worker threads, once per batch of finished subproblems.
 //
 // The file (FileJournal) is a 64-byte header followed by 32-byte records, all little-endian:
-//   header: magic "NQJOURNL", format version (u32), n (u32), split depth (u32), 0 (u32),
-//           classes (u64), subproblems (u64), route "canonical"/"classic"/"rowsplit-rank" (16
-//           bytes, NUL padded), record size (u32), FNV-1a 32 of the 60 bytes before it (u32)
+//   header: magic "NQJOURNL", format version (u32), n (u32), split depth (u32), cross-check
+//           (u32: cross_check_tag of the fraction and seed, 0 when off), classes (u64),
+//           subproblems (u64), route "canonical"/"classic"/"rowsplit-rank" (16 bytes, NUL
+//           padded), record size (u32), FNV-1a 32 of the 60 bytes before it (u32)
 //   record: index (u64), solutions (u64), nodes (u64), residues (u32: solutions mod 65521 in
 //           the high 16 bits, mod 65519 in the low 16), FNV-1a 32 of the 28 bytes before it (u32)
 // The residues are a second, independent check of the count (as in the FPGA Q(27) run): a bit
 // flipped in a stored count that the checksum missed, or one flipped before it was computed,
-// fails it on resume. Version 1 files (residues 0, unchecked) are still read.
+// fails it on resume. Version 1 files (residues 0, unchecked) and version 2 files (the cross-check
+// field was reserved, always 0: runs without a cross-check) are still read.
 // Records are buffered and appended by one writer thread every `flush_every`, each batch with
 // a single write() of whole records on an O_APPEND descriptor, then fdatasync'd. A crash or a
 // second Ctrl-C can therefore only leave a torn tail, which the reader drops with a warning
@@ -49,11 +51,14 @@ struct RunIdentity {
   // Plan::block consecutive ranks, its solutions already weighted): every kernel of a route
   // counts alike.
   std::string route;
+  // cross_check_tag() of the run's cross-check fraction and seed (0: no cross-check): a resumed
+  // run checks the same subproblems as the one it continues.
+  std::uint32_t cross_check = 0;
 
   bool operator==(const RunIdentity&) const = default;
 };
 
-RunIdentity run_identity(const Plan& plan);
+RunIdentity run_identity(const Plan& plan, std::uint32_t cross_check = 0);
 std::string describe(const RunIdentity& run);  // "n = 12, split depth 3, ..."
 
 struct FinishedSubproblem {
@@ -81,7 +86,7 @@ ResumePoint resume_point(const Plan& plan, std::span<const FinishedSubproblem> f
 // The journal on disk.
 class FileJournal final : public SubproblemJournal {
  public:
-  static constexpr std::uint32_t kFormatVersion = 2;
+  static constexpr std::uint32_t kFormatVersion = 3;
   static constexpr std::size_t kHeaderBytes = 64;
   static constexpr std::size_t kRecordBytes = 32;
 

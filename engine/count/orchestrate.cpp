@@ -2,9 +2,10 @@
 
 namespace nq {
 
-Expected<ResumePoint> resume_run(const Plan& plan, SubproblemJournal* journal) {
+Expected<ResumePoint> resume_run(const Plan& plan, SubproblemJournal* journal,
+                                 std::uint32_t cross_check) {
   if (!journal) return resume_point(plan, {});
-  auto done = journal->begin(run_identity(plan));
+  auto done = journal->begin(run_identity(plan, cross_check));
   if (!done) return done.error();
   return resume_point(plan, *done);
 }

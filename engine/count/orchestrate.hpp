@@ -16,7 +16,9 @@ namespace nq {
 
 // What is done and what is left: with a journal, what its begin() says (an Error when it is
 // another run's journal, and the file is then left as it was); without one, nothing is done.
-Expected<ResumePoint> resume_run(const Plan& plan, SubproblemJournal* journal);
+// `cross_check` is the run's cross_check_tag(), part of what the journal must match.
+Expected<ResumePoint> resume_run(const Plan& plan, SubproblemJournal* journal,
+                                 std::uint32_t cross_check);
 
 // Sets the monitor's totals: subproblems, estimated cost of the plan and of what was resumed
 // (done before this run: not part of its rate).

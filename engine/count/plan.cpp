@@ -581,6 +581,7 @@ struct HalfTurnSearch {
   int col_of[kMaxN] = {};
   std::uint64_t fixed180 = 0, fixed90 = 0;
   const std::atomic<bool>* cancel = nullptr;  // looked at once per top-two-rows branch
+  const std::atomic<bool>* stop = nullptr;    // likewise
   bool stopped = false;
 
   void leaf() {
@@ -598,7 +599,8 @@ struct HalfTurnSearch {
     Mask free = full & ~cols & ~static_cast<Mask>(d1 >> r) & ~static_cast<Mask>(d2 >> (n - 1 - r)) &
                 ~bit_at(r) & ~bit_at(n - 1 - r);
     while (free) {
-      if (r < 2 && cancel && cancel->load(std::memory_order_relaxed)) {
+      if (r < 2 && ((cancel && cancel->load(std::memory_order_relaxed)) ||
+                    (stop && stop->load(std::memory_order_relaxed)))) {
         stopped = true;
         return;
       }
@@ -616,11 +618,13 @@ struct HalfTurnSearch {
 
 }  // namespace
 
-SymmetricCounts whole_board_symmetric(int n, const std::atomic<bool>* cancel) {
+SymmetricCounts whole_board_symmetric(int n, const std::atomic<bool>* cancel,
+                                      const std::atomic<bool>* stop) {
   HalfTurnSearch search;
   search.n = n;
   search.full = full_mask(n);
   search.cancel = cancel;
+  search.stop = stop;
   Mask cols = 0;
   std::uint64_t d1 = 0, d2 = 0;
   if (n % 2 == 1) {  // the middle queen stands on the centre square

@@ -194,12 +194,14 @@ inline constexpr std::uint64_t kMaxRowSplitTasks = std::uint64_t{1} << 21;
 
 // Burnside's terms for a whole n-board: sym4 = solutions fixed by the 180 degree rotation but
 // not the 90 degree one, sym2 = those fixed by the 90 degree rotation.
-// With `cancel`, the search stops soon after *cancel is set, and says it is not `complete`.
+// With `cancel` (or `stop`: the caller's flag and the run's own), the search stops soon after
+// either is set, and says it is not `complete`.
 struct SymmetricCounts {
   u128 sym4 = 0, sym2 = 0;
   bool complete = true;
 };
-SymmetricCounts whole_board_symmetric(int n, const std::atomic<bool>* cancel = nullptr);
+SymmetricCounts whole_board_symmetric(int n, const std::atomic<bool>* cancel = nullptr,
+                                      const std::atomic<bool>* stop = nullptr);
 
 // The default split for n: enough, small enough subproblems for many threads.
 int default_split_rows(int n);

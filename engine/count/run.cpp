@@ -13,14 +13,17 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <deque>
 #include <functional>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <optional>
 #include <span>
+#include <string>
 
 #include "common/sanitizers.hpp"
 #include "count/cost.hpp"
@@ -136,8 +139,9 @@ bool covers_allowed_cpus(const std::vector<int>& cpus) {
 // and the CPUs it found itself on. A cache line of its own: neighbours are other threads.
 struct alignas(64) WorkerTally {
   Partial part;
-  std::uint64_t helped = 0;  // subproblems taken from another node's positions
-  std::uint64_t stolen = 0;  // subproblems of its own node taken from another thread's range
+  std::uint64_t helped = 0;         // subproblems taken from another node's positions
+  std::uint64_t stolen = 0;         // subproblems of its own node taken from another thread's range
+  std::uint64_t cross_checked = 0;  // of its subproblems, counted twice
   std::vector<int> cpus_seen;
 };
 
@@ -150,13 +154,59 @@ double thread_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
+// A run's cross-check (CountConfig::cross_check): which tasks, the second kernel, and the first
+// difference found, which stops the run.
+class CrossCheck {
+ public:
+  CrossCheck(double fraction, std::uint64_t seed, const Kernel* second)
+      : fraction_(fraction), seed_(seed), second_(fraction > 0 ? second : nullptr) {}
+
+  bool selected(std::uint64_t id) const {
+    return second_ && cross_check_selected(fraction_, seed_, id);
+  }
+  const Kernel& second() const { return *second_; }
+  bool on() const { return second_ != nullptr; }
+
+  // Records a difference (the first one wins) and stops the run.
+  void fail(std::string message) {
+    std::lock_guard lock(mu_);
+    if (stop_.load(std::memory_order_relaxed)) return;
+    message_ = std::move(message);
+    stop_.store(true, std::memory_order_relaxed);
+  }
+  bool failed() const { return stop_.load(std::memory_order_relaxed); }
+  const std::atomic<bool>* stop_flag() const { return &stop_; }
+  std::string message() {
+    std::lock_guard lock(mu_);
+    return message_;
+  }
+
+ private:
+  double fraction_;
+  std::uint64_t seed_;
+  const Kernel* second_;  // null: nothing is cross-checked
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::string message_;
+};
+
 // The counting step for a batch of claimed subproblems: the kernel's batch call, then the weighted
 // sums into the worker's partial, the journal and the progress.
 class Counter {
  public:
   Counter(const Plan& plan, const Kernel* kernel, const RunHooks& hooks, Monitor* monitor,
-          std::vector<TaskStat>* stats)
-      : plan_(plan), kernel_(kernel), hooks_(hooks), monitor_(monitor), stats_(stats) {}
+          std::vector<TaskStat>* stats, CrossCheck& check)
+      : plan_(plan),
+        kernel_(kernel),
+        hooks_(hooks),
+        monitor_(monitor),
+        stats_(stats),
+        check_(check) {}
+
+  // The run stops: a cancel, or a cross-check that failed.
+  bool stopping() const {
+    return (monitor_ && monitor_->cancel.load(std::memory_order_relaxed)) || check_.failed();
+  }
 
   // Readies the calling worker thread before its first claim (the join's scratch for this n,
   // allocated on the node it runs on): a worker's start-up is then not timed as part of the
@@ -164,18 +214,21 @@ class Counter {
   // subproblem that was (up to 1.3 ms at n = 18 on this VM, against 0.2 ms per subproblem).
   void prepare_thread() const {
     if (kernel_->prepare) kernel_->prepare(plan_.n);
+    if (check_.on() && check_.second().prepare) check_.second().prepare(plan_.n);
   }
   void run_beside() const {
     if (hooks_.beside) hooks_.beside();
   }
 
   // Counts the positions [begin, end) of one node's part of the layout.
-  void count(const WorkRanges& ranges, std::size_t begin, std::size_t end, Partial& part) const {
-    if (plan_.rowsplit()) return count_ranks(ranges, begin, end, part);
+  void count(const WorkRanges& ranges, std::size_t begin, std::size_t end,
+             WorkerTally& tally) const {
+    Partial& part = tally.part;
+    if (plan_.rowsplit()) return count_ranks(ranges, begin, end, tally);
     constexpr std::size_t kBatch = kMaxClaim;  // claim_size never exceeds it
     std::array<Tally, kBatch> tallies;
     std::array<FinishedSubproblem, kBatch> finished;
-    const std::size_t m = end - begin;
+    std::size_t m = end - begin;
     // Unplaced nodes are read from the plan through their ids, a claim at a time: a copy of a
     // few kilobytes per claim in parallel, instead of a serial copy of the whole plan (8973
     // subproblems of 148 bytes at n = 16, whose fresh pages cost 3 to 4 ms on this VM) before
@@ -199,6 +252,28 @@ class Counter {
     } else {
       kernel_->count(in, std::span<Tally>(tallies.data(), m));
     }
+    // The selected ones again, on the second kernel, in one batch; a difference drops the
+    // subproblem and those after it (not counted, not recorded) and stops the run.
+    if (check_.on()) {
+      std::array<Subproblem, kBatch> again;
+      std::array<std::size_t, kBatch> at;
+      std::array<Tally, kBatch> second;
+      std::size_t k = 0;
+      for (std::size_t i = 0; i < m; ++i)
+        if (check_.selected(ids[i])) {
+          again[k] = in[i];
+          at[k++] = i;
+        }
+      if (k) check_.second().count(std::span(again.data(), k), std::span(second.data(), k));
+      for (std::size_t j = 0; j < k; ++j)
+        if (second[j].solutions != tallies[at[j]].solutions) {
+          check_.fail(mismatch(ids[at[j]], nullptr, tallies[at[j]].solutions, second[j].solutions));
+          m = std::min(m, at[j]);
+          k = j;
+          break;
+        }
+      tally.cross_checked += k;
+    }
     for (std::size_t i = 0; i < m; ++i) {
       const std::uint32_t id = ids[i];
       part.weighted += static_cast<u128>(plan_.weights[id]) * tallies[i].solutions;
@@ -211,12 +286,14 @@ class Counter {
   // The row-split plan's tasks: each a block of ranks, unranked here (plan.hpp rowsplit_key) and
   // counted in batches; a task's tally holds its weighted solutions (Plan::weight is 1).
   void count_ranks(const WorkRanges& ranges, std::size_t begin, std::size_t end,
-                   Partial& part) const {
+                   WorkerTally& tally) const {
+    Partial& part = tally.part;
     constexpr std::size_t kBatch = kMaxClaim;
     std::array<FinishedSubproblem, kBatch> finished;
     std::array<Subproblem, kBatch> batch;
     std::array<std::uint8_t, kBatch> weights;
-    std::array<Tally, kBatch> tallies;
+    std::array<std::uint64_t, kBatch> ranks;
+    std::array<Tally, kBatch> tallies, second;
     // From n = 22 a subproblem takes seconds, and from 26 minutes: they go to the kernel one by
     // one, and a cancel (Ctrl-C) is seen between them; the task it interrupts is dropped
     // (neither counted nor recorded: a resumed run counts it again).
@@ -229,10 +306,20 @@ class Counter {
       Tally task;
       std::size_t held = 0;
       bool cancelled = false;
+      const bool checked = check_.selected(ids[i]);
       std::uint64_t progressed = 0;  // of the task's cost, already in the monitor
       auto flush = [&] {
         kernel_->count(std::span<const Subproblem>(batch.data(), held),
                        std::span<Tally>(tallies.data(), held));
+        if (checked) {  // every rank of the task again, on the second kernel
+          check_.second().count(std::span<const Subproblem>(batch.data(), held),
+                                std::span<Tally>(second.data(), held));
+          for (std::size_t k = 0; k < held; ++k)
+            if (second[k].solutions != tallies[k].solutions) {
+              check_.fail(mismatch(ids[i], &ranks[k], tallies[k].solutions, second[k].solutions));
+              break;
+            }
+        }
         for (std::size_t k = 0; k < held; ++k) {
           task.solutions += weights[k] * tallies[k].solutions;
           task.nodes += tallies[k].nodes;
@@ -243,13 +330,14 @@ class Counter {
           progressed += c;
         }
         held = 0;
-        cancelled = monitor_ && monitor_->cancel.load(std::memory_order_relaxed);
+        cancelled = stopping();
       };
       for (std::uint64_t r = plan_.first_rank(ids[i]); r < plan_.end_rank(ids[i]) && !cancelled;
            ++r) {
         const RowSplitKey key = rowsplit_key(plan_.n, r);
         if (key.weight == 0) continue;
         batch[held] = rowsplit_subproblem(plan_.n, key);
+        ranks[held] = r;
         weights[held++] = static_cast<std::uint8_t>(key.weight);
         if (held == batch_size) flush();
       }
@@ -265,6 +353,7 @@ class Counter {
       }
       part.weighted += task.solutions;
       finished[i] = {ids[i], task};
+      tally.cross_checked += checked;
       ahead += progressed;
     }
     finish(std::span(finished.data(), m), part, ahead);
@@ -289,11 +378,21 @@ class Counter {
     }
   }
 
+  // The failure line of a cross-check: the task, and for the row-split plan the rank in it.
+  std::string mismatch(std::uint64_t id, const std::uint64_t* rank, std::uint64_t first,
+                       std::uint64_t again) const {
+    return "cross-check failed: subproblem " + std::to_string(id) +
+           (rank ? " (rank " + std::to_string(*rank) + " of the row-split plan)" : "") + ": " +
+           std::string(kernel_->name) + " counted " + std::to_string(first) + ", " +
+           std::string(check_.second().name) + " counted " + std::to_string(again);
+  }
+
   const Plan& plan_;
   const Kernel* kernel_;
   const RunHooks& hooks_;
   Monitor* monitor_;
   std::vector<TaskStat>* stats_;
+  CrossCheck& check_;
 };
 
 // The kernel a config names. "auto" is by board size (auto_kernel), except that a split depth
@@ -321,6 +420,9 @@ Expected<const Kernel*> checked_kernel(const CountConfig& config) {
                  std::to_string(n)};
   if (config.threads < 0)
     return Error{"threads must be at least 1, got " + std::to_string(config.threads)};
+  if (config.cross_check != -1 && !(config.cross_check >= 0 && config.cross_check <= 1))
+    return Error{"the cross-check fraction must be between 0 and 1, got " +
+                 std::to_string(config.cross_check)};
   if (config.order_fewest || config.lookahead) {
     // Only the scalar search tracks every open row; "auto" means it here.
     if (config.kernel != "auto" && config.kernel != "scalar")
@@ -345,6 +447,14 @@ Expected<const Kernel*> checked_kernel(const CountConfig& config) {
         "the join kernel has its own plan (one subproblem per row split); a split depth "
         "applies to the backtracking kernels only"};
   return kernel;
+}
+
+// The run's cross-check: its fraction (the default by n when none is given) and its second kernel.
+double cross_check_fraction(const CountConfig& config) {
+  return config.cross_check < 0 ? default_cross_check(config.n) : config.cross_check;
+}
+const Kernel& second_kernel(const CountConfig& config, const Kernel& kernel) {
+  return config.cross_check_kernel ? *config.cross_check_kernel : cross_check_kernel(kernel);
 }
 
 // hwloc reads the machine (tens of milliseconds, once per process) in the background, while
@@ -387,8 +497,7 @@ Plan plan_for(const CountConfig& config, const Kernel* kernel, int threads,
 // Worker `me`: claims from the front of its own range; when that is empty, steals half of the
 // richest range (its node's first, then any node's: schedule.hpp), which becomes its own.
 // WorkRanges has the invariants that make the compare-and-swaps below enough.
-void work(WorkRanges& work_ranges, std::size_t me, const Counter& counter, Monitor* monitor,
-          WorkerTally& tally) {
+void work(WorkRanges& work_ranges, std::size_t me, const Counter& counter, WorkerTally& tally) {
   auto note_cpu = [&] {
     const int cpu = current_cpu();
     if (cpu >= 0 &&
@@ -408,7 +517,7 @@ void work(WorkRanges& work_ranges, std::size_t me, const Counter& counter, Monit
     return range_work(layout.after, b, e);
   };
   for (;;) {
-    if (monitor && monitor->cancel.load(std::memory_order_relaxed)) return;
+    if (counter.stopping()) return;
     std::uint64_t seen = mine.load(std::memory_order_relaxed);
     if (const auto [b, e] = unpack_range(seen); b < e) {  // claim from the front
       const int node = layout.node_at(b);
@@ -416,7 +525,7 @@ void work(WorkRanges& work_ranges, std::size_t me, const Counter& counter, Monit
       if (!mine.compare_exchange_weak(seen, pack_range(stop, e), std::memory_order_relaxed))
         continue;  // a thief cut the range meanwhile: look again
       note_cpu();
-      counter.count(work_ranges, b, stop, tally.part);
+      counter.count(work_ranges, b, stop, tally);
       if (node != home)
         tally.helped += stop - b;
       else if (!own_range)
@@ -443,7 +552,7 @@ void work(WorkRanges& work_ranges, std::size_t me, const Counter& counter, Monit
 Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig& config,
                       const RunHooks& hooks, std::future<Expected<Topology>>& machine,
                       std::chrono::steady_clock::time_point start, CountResult& result,
-                      Monitor* monitor) {
+                      Monitor* monitor, CrossCheck& check) {
   Topology topology;
   if (machine.valid()) {
     auto t = machine.get();
@@ -509,7 +618,8 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
       result.tasks[i].plan_order = plan.rowsplit();
     }
   }
-  const Counter counter(plan, kernel, hooks, monitor, config.task_stats ? &result.tasks : nullptr);
+  const Counter counter(plan, kernel, hooks, monitor, config.task_stats ? &result.tasks : nullptr,
+                        check);
 
   std::deque<tbb::task_arena> arenas;
   std::deque<ArenaPinning> pinning;
@@ -528,13 +638,13 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
   if (NQ_TSAN) {  // the same workers on threads TSan sees start and join (sanitizers.hpp)
     std::vector<std::thread> workers;
     for (std::size_t w = 0; w < layout.workers(); ++w)
-      workers.emplace_back([&, w] { work(work_ranges, w, counter, monitor, tallies[w]); });
+      workers.emplace_back([&, w] { work(work_ranges, w, counter, tallies[w]); });
     for (std::thread& t : workers) t.join();
   } else {
     for (std::size_t a = 0; a < nodes; ++a)
       arenas[a].execute([&, a] {
         for (std::size_t w = layout.worker_begin[a]; w < layout.worker_begin[a + 1]; ++w)
-          groups[a].run([&, w] { work(work_ranges, w, counter, monitor, tallies[w]); });
+          groups[a].run([&, w] { work(work_ranges, w, counter, tallies[w]); });
       });
     for (std::size_t a = 0; a < nodes; ++a) arenas[a].execute([&, a] { groups[a].wait(); });
   }
@@ -552,6 +662,7 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
       r.subproblems += t.part.subproblems;
       r.helped += t.helped;
       r.stolen += t.stolen;
+      result.cross_checked += t.cross_checked;
       r.ran_on.insert(r.ran_on.end(), t.cpus_seen.begin(), t.cpus_seen.end());
     }
     std::sort(r.ran_on.begin(), r.ran_on.end());
@@ -564,6 +675,42 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
 }
 
 }  // namespace
+
+double default_cross_check(int n) {
+  return n > 27 ? 0.001 : 0.0;
+}
+
+bool cross_check_selected(double fraction, std::uint64_t seed, std::uint64_t id) {
+  if (!(fraction > 0)) return false;
+  if (fraction >= 1) return true;
+  std::uint64_t z = (seed ^ id) + 0x9e3779b97f4a7c15ULL;  // splitmix64
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  return static_cast<double>(z) < fraction * 18446744073709551616.0;  // 2^64
+}
+
+std::uint32_t cross_check_tag(double fraction, std::uint64_t seed) {
+  if (!(fraction > 0)) return 0;
+  const std::uint64_t bits = std::bit_cast<std::uint64_t>(fraction);
+  unsigned char bytes[16];
+  for (int i = 0; i < 8; ++i) {
+    bytes[i] = static_cast<unsigned char>(bits >> (8 * i));
+    bytes[8 + i] = static_cast<unsigned char>(seed >> (8 * i));
+  }
+  const std::uint32_t h = fnv1a32(bytes, sizeof bytes);
+  return h ? h : 1;
+}
+
+const Kernel& cross_check_kernel(const Kernel& kernel) {
+  const Kernel& scalar = *find_kernel("scalar");
+  // The join and the classic search: the best backtracking kernel, on the same subproblems (a
+  // row-split subproblem and a classic one are boards with rows to fill, like any other).
+  if (kernel.plan != PlanKind::kCanonical) return best_kernel();
+  // The scalar kernel: its top-to-bottom variant, a separate implementation of the search.
+  if (kernel.count == scalar.count) return ordered_kernel(RowOrder::rows, false);
+  return scalar;  // the lane-parallel kernels and the scalar search's variants
+}
 
 OrbitCounts classify_by_enumeration(int n) {
   OrbitCounts o;
@@ -607,11 +754,13 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   result.isa = kernel->isa();
   result.note = split_depth_note(config, *kernel);
 
+  const double fraction = cross_check_fraction(config);
+  const std::uint32_t tag = cross_check_tag(fraction, config.cross_check_seed);
   if (n < 4) {  // too small for a frame; a solution may be fixed by a reflection (n = 1)
     result.memory_estimate = estimate_memory_without_plan(result.threads).total();
     if (auto refused = check_memory(result.memory_estimate, config.memory_limit)) return *refused;
     if (config.journal) {  // nothing to journal, but a journal of another run is still refused
-      auto done = config.journal->begin(RunIdentity{n, 0, 0, 0, "enumeration"});
+      auto done = config.journal->begin(RunIdentity{n, 0, 0, 0, "enumeration", tag});
       if (!done) return done.error();
     }
     result.orbits = classify_by_enumeration(n);
@@ -634,8 +783,10 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   if (auto refused = check_memory(result.memory_estimate, config.memory_limit)) return *refused;
 
   // Resume: skip what the journal holds and add it back (engine/count/journal.hpp).
-  auto resumed = resume_run(plan, config.journal);
+  auto resumed = resume_run(plan, config.journal, tag);
   if (!resumed) return resumed.error();
+  CrossCheck check(fraction, config.cross_check_seed, &second_kernel(config, *kernel));
+  if (check.on()) result.cross_check_kernel = check.second().name;
   RunHooks hooks;
   hooks.journal = config.journal;
   if (config.journal) hooks.selection = &resumed->todo;
@@ -647,9 +798,11 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   SymmetricCounts symmetric;
   if (plan.rowsplit())
     hooks.beside = [&] {
-      symmetric = whole_board_symmetric(n, monitor ? &monitor->cancel : nullptr);
+      symmetric = whole_board_symmetric(n, monitor ? &monitor->cancel : nullptr, check.stop_flag());
     };
-  const Partial part = run_on_arenas(plan, kernel, config, hooks, machine, start, result, monitor);
+  const Partial part =
+      run_on_arenas(plan, kernel, config, hooks, machine, start, result, monitor, check);
+  result.cross_check_failure = check.message();
   if (plan.rowsplit()) {
     plan.sym4 = symmetric.sym4;
     plan.sym2 = symmetric.sym2;
@@ -697,8 +850,13 @@ Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan
   for (std::uint64_t i : selection) costs[i] = estimate_plan_cost(plan, i);
   hooks.costs = &costs;
   std::future<Expected<Topology>> machine = start_reading_topology(config);
+  // The plan's own fraction and seed, so that every rank checks the same subproblems.
+  CrossCheck check(cross_check_fraction(config), config.cross_check_seed,
+                   &second_kernel(config, **checked));
+  if (check.on()) result.cross_check_kernel = check.second().name;
   const Partial part =
-      run_on_arenas(plan, *checked, config, hooks, machine, start, result, monitor);
+      run_on_arenas(plan, *checked, config, hooks, machine, start, result, monitor, check);
+  result.cross_check_failure = check.message();
   result.orbits.total = part.weighted;
   result.nodes = part.nodes;
   result.subproblems = part.subproblems;

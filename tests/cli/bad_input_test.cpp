@@ -69,6 +69,8 @@ const std::vector<Cmd>& table() {
         {"--numa", Kind::word, "off"},
         {"--task-stats", Kind::path, "stats.csv"},
         {"--memory-limit", Kind::text, "1G"},
+        {"--cross-check", Kind::real, "0.5"},
+        {"--cross-check-seed", Kind::wide, "7"},
         {"--json", Kind::flag, ""},
         {"--verify", Kind::flag, ""},
         {"--progress", Kind::flag, ""},

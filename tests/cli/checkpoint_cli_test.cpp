@@ -136,6 +136,41 @@ TEST(CheckpointCli, RefusedJournalsExitTwoWithOneLineAndStayUntouched) {
   EXPECT_EQ(nqcount("--n 11 --checkpoint-every 0").status, 2);
 }
 
+TEST(CheckpointCli, ResumeWithAnotherCrossCheckIsRefused) {
+  // A complete journal, and one cut short (as an interrupted run leaves it).
+  const std::string complete = temp_path("xcheck.ckpt");
+  ASSERT_EQ(
+      nqcount("--n 12 --cross-check 0.5 --cross-check-seed 5 --checkpoint " + complete).status, 0);
+  const std::string partial = temp_path("xcheck_partial.ckpt");
+  std::ofstream(partial, std::ios::binary) << read_file(complete).substr(0, 64 + 32 * 100);
+  for (const std::string& file : {complete, partial}) {
+    for (const std::string args : {"--n 12 --cross-check 0.5 --cross-check-seed 6",
+                                   "--n 12 --cross-check 0.25 "
+                                   "--cross-check-seed 5",
+                                   "--n 12", "--n 12 --cross-check 0"}) {
+      const std::string before = read_file(file);
+      const Outcome r = nqcount(args + " --checkpoint " + file);
+      EXPECT_EQ(r.status, 2) << args << " " << file;
+      EXPECT_EQ(r.err.rfind("nqcount: error: checkpoint", 0), 0u) << r.err;
+      EXPECT_NE(r.err.find("cross-check"), std::string::npos) << r.err;
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+      EXPECT_EQ(read_file(file), before) << args << " " << file;
+    }
+  }
+  // The same fraction and seed resume it.
+  const Outcome r =
+      nqcount("--n 12 --json --cross-check 0.5 --cross-check-seed 5 --checkpoint " + partial);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["total"], 14200);
+  EXPECT_EQ(j["subproblems_resumed"], 100);
+  EXPECT_GT(j["cross_checked"].get<int>(), 0);
+  // A journal without a cross-check (the field 0, as journals before it) resumes a run without.
+  const std::string plain = temp_path("plain.ckpt");
+  ASSERT_EQ(nqcount("--n 11 --checkpoint " + plain).status, 0);
+  EXPECT_EQ(nqcount("--n 11 --cross-check 0 --checkpoint " + plain).status, 0);
+}
+
 TEST(CheckpointCli, TornTailIsDroppedWithAWarningAndTheCountIsExact) {
   const std::string journal = temp_path("n12.ckpt");
   const Outcome first = nqcount("--n 12 --json --checkpoint " + journal);

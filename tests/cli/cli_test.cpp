@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -44,6 +45,31 @@ TEST(Cli, JsonHasTheSpecFields) {
   EXPECT_EQ(j["orbits"]["8"], 89);
   EXPECT_EQ(j["threads"], 3);
   EXPECT_EQ(j["verified"], true);
+}
+
+TEST(Cli, CrossCheckCountsTwiceAndSaysHowMany) {
+  for (const char* kernel : {"join", "scalar", "reference"}) {
+    const Outcome r = nqcount(std::string("--n 12 --cross-check 1 --json --kernel ") + kernel);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["total"], 14200);
+    EXPECT_GT(j["cross_checked"].get<int>(), 0) << kernel;
+    EXPECT_EQ(j["cross_checked"], j["subproblems"]) << kernel;
+  }
+  const Outcome off = nqcount("--n 12 --json");
+  ASSERT_EQ(off.status, 0);
+  EXPECT_EQ(nlohmann::json::parse(off.out)["cross_checked"], 0);  // none within the table
+  EXPECT_EQ(off.out.find("cross-checked"), std::string::npos);
+  const Outcome text = nqcount("--n 12 --cross-check 0.5 --cross-check-seed 9");
+  ASSERT_EQ(text.status, 0);
+  EXPECT_NE(text.out.find("cross-checked "), std::string::npos) << text.out;
+  EXPECT_EQ(nqcount("--n 12 --cross-check 0").out.find("cross-checked"), std::string::npos);
+  for (const char* bad : {"-0.1", "1.5", "abc", "nan", "1.0000001"}) {
+    const Outcome r = nqcount(std::string("--n 12 --cross-check ") + bad);
+    EXPECT_EQ(r.status, 2) << bad;
+    EXPECT_EQ(r.err.rfind("nqcount: error: --cross-check", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
 }
 
 TEST(Cli, VerifyPassesOnKnownValues) {

@@ -282,7 +282,7 @@ TEST(Orchestration, SumsPastTwoToTheSixtyFourStayExactThroughJournalAndResume) {
     ASSERT_TRUE(j.close().ok());
   }
   FileJournal j(path, 10ms);
-  const auto resumed = resume_run(plan, &j);
+  const auto resumed = resume_run(plan, &j, 0);
   ASSERT_TRUE(resumed.ok()) << resumed.error().message;
   EXPECT_EQ(resumed->todo, (std::vector<std::uint64_t>{4, 5}));
   u128 expected_done = 0;
