@@ -132,11 +132,12 @@ Plan plan_rowsplit(int n, bool fixed_counts = true);
 // How an odd board's row splits are grouped into subproblems. By west rows: one subproblem per
 // west row set W, the middle queen free in every row r that W keeps (the join enumerates the
 // west half once for all of them: about 2x faster at n = 17 and 19). By middle row: one
-// subproblem per (r, E), the middle queen forced into row r (smaller halves: from n = 23 the
-// grouped east halves outgrow the join's scratch cap, kJoinMaxLeaves, and would fall back to the
-// search). odd_split(n) picks by west rows up to kOddByWestRowsMaxN.
+// subproblem per (r, E), the middle queen forced into row r (smaller halves: from n = 21 some
+// grouped east halves outgrow the join's scratch cap, kJoinMaxLeaves, and fall back to the
+// search: n = 21 took 1187 core-seconds grouped against about 725 estimated split by middle
+// row). odd_split(n) picks by west rows up to kOddByWestRowsMaxN.
 enum class OddSplit { kByWestRows, kByMiddleRow };
-inline constexpr int kOddByWestRowsMaxN = 21;
+inline constexpr int kOddByWestRowsMaxN = 19;
 inline OddSplit odd_split(int n) {
   return n <= kOddByWestRowsMaxN ? OddSplit::kByWestRows : OddSplit::kByMiddleRow;
 }
