@@ -414,7 +414,8 @@ void add_option_row(CLI::App& app, const OptionRow& row) {
       row.target);
   if (row.range) {  // a real number's bounds are compared as reals (0.5 is in [0, 1])
     if (std::holds_alternative<double*>(row.target)) {
-      const auto [low, high] = *row.range;
+      // Plain variables, not a structured binding: clang 14 (the fuzz build) cannot capture one.
+      const auto low = row.range->first, high = row.range->second;
       opt->check(CLI::Validator(
           [low, high](std::string& text) -> std::string {
             const double v = std::strtod(text.c_str(), nullptr);  // strict_decimal has checked it
