@@ -58,6 +58,15 @@ void count_join(std::span<const Subproblem> in, std::span<Tally> out) {
 void prepare_join(int n) {
   join_build().prepare(n);
 }
+}  // namespace
+
+void set_join_limits(std::size_t chunk, std::size_t parts) {
+  set_join_limits_scalar(chunk, parts);
+  if (has_avx512()) set_join_limits_avx512(chunk, parts);
+}
+
+namespace {
+
 std::string_view join_isa() {
   return join_build().isa;
 }

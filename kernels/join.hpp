@@ -213,12 +213,17 @@ inline std::uint64_t enumerate_half(const Board& b, Mask half, bool east, std::v
 
 // A settled half (every row's half fixed by the subproblem: no row has squares in both, as in
 // the row-split plan) is enumerated by meeting in the middle inside the half. Its rows are cut
-// into a top and a bottom part; each part's placements are enumerated on their own (a few
-// thousand at most, against tens of thousands of whole placements), the bottom ones bucketed
-// by the columns they use, and each top placement is joined with the bottom bucket holding
-// exactly the half's other columns, a candidate pair kept when their diagonals are disjoint.
-// Each check is a few branch-free operations, against about six search nodes per placement for
-// a plain search over the half's rows (measured: the join alone took 1.3x less time at n = 18).
+// into a top and a bottom part; the bottom part's placements are enumerated on their own and
+// bucketed by the columns they use, and the top part is walked depth first, each top placement
+// joined with the bottom bucket holding exactly the half's other columns, a candidate pair kept
+// when their diagonals are disjoint. Each check is a few branch-free operations, against about
+// six search nodes per placement for a plain search over the half's rows (measured: the join
+// alone took 1.3x less time at n = 18).
+//
+// The half comes out as a stream: the walk stops when the next top placement's bucket would
+// not fit in the caller's chunk, and resumes there on the next call. So a half of any size
+// (about 1e8 placements at n = 28) goes through bounded memory: the bottom part (at most
+// kJoinMaxParts placements: a larger one moves a row to the top part) and one chunk.
 //
 // One part's placement.
 struct Part {
@@ -231,9 +236,10 @@ struct SortedParts {
 };
 
 // Placements of rows row_of[0..count) (squares[j] free in row j), appended to `out`.
-// Returns false (and stops) past kJoinMaxParts placements.
+// Returns false (and stops) past `limit` placements.
 inline bool enumerate_part(const int* row_of, const Mask* squares, int count, Mask half,
-                           const std::uint64_t (*bits)[kMaxN], std::vector<Part>& out) {
+                           const std::uint64_t (*bits)[kMaxN], std::size_t limit,
+                           std::vector<Part>& out) {
   const int low = std::countr_zero(half);
   const bool contiguous = std::has_single_bit((half >> low) + 1);
   Mask cols[kMaxN + 1], ld[kMaxN + 1], rd[kMaxN + 1], avail[kMaxN + 1];
@@ -256,7 +262,7 @@ inline bool enumerate_part(const int* row_of, const Mask* squares, int count, Ma
     const std::uint64_t np = pattern[d] | bits[d][c];
     const Mask nc = cols[d] | bit;
     if (d + 1 == count) {
-      if (out.size() >= kJoinMaxParts) return false;
+      if (out.size() >= limit) return false;
       out.push_back({na, nm, np, contiguous ? nc >> low : extract_bits(nc, half)});
       continue;
     }
@@ -275,8 +281,8 @@ inline bool enumerate_part(const int* row_of, const Mask* squares, int count, Ma
   }
 }
 
-// The bottom candidates bottom[lo..hi) for one top part: writes t_pattern | pattern of each one
-// whose diagonals miss (t_anti, t_main) to dst, returns how many.
+// The candidates bottom[lo..hi) for one top part: writes t_pattern | pattern of each one whose
+// diagonals miss (t_anti, t_main) to dst, returns how many. dst must have room for hi - lo + 8.
 inline std::uint32_t join_bucket(const std::uint64_t* anti, const std::uint64_t* main,
                                  const std::uint64_t* pattern, std::uint32_t lo, std::uint32_t hi,
                                  std::uint64_t t_anti, std::uint64_t t_main,
@@ -308,14 +314,11 @@ inline std::uint32_t join_bucket(const std::uint64_t* anti, const std::uint64_t*
   return n;
 }
 
-// All placements of the half, by joining its top and bottom parts. Writes their crossing bits to
-// out[0..count) (`out` only grows) and returns the candidate pairs examined, or kOverflow.
-//
-// The bucketed bottom parts are kept for the next call: subproblems that follow each other in
-// the row-split plan almost always share a half's bottom rows (97% to 99% at n = 18 and 20,
-// the plan being in colex order of E), and then only the top part is enumerated again.
+// A half's bucketed bottom part, kept for the next subproblem: subproblems that follow each
+// other in the row-split plan almost always share a half's bottom rows (97% to 99% at n = 18
+// and 20, the plan being in colex order of E), and then only the top part is walked again.
 struct HalfScratch {
-  std::vector<Part> top, bottom;
+  std::vector<Part> bottom;
   SortedParts sorted;
   std::vector<std::uint32_t> start;
   // What `sorted` and `start` were built for.
@@ -346,73 +349,143 @@ struct HalfScratch {
     }
   }
 };
-inline std::uint64_t join_settled_half(const Board& b, Mask half, std::vector<std::uint64_t>& out,
-                                       HalfScratch& hs, std::uint64_t& count) {
-  int row_of[kMaxN];
-  int k = 0;
-  for (int i = 0; i < b.rows; ++i)
-    if (b.allowed[i] & half) row_of[k++] = i;
-  count = 0;
-  if (k != std::popcount(half) || k == 0) return 0;
-  Mask squares[kMaxN];
-  std::uint64_t bits[kMaxN][kMaxN];
-  for (int j = 0; j < k; ++j) {
-    const int row = row_of[j];
-    squares[j] = b.allowed[row] & half;
-    for (int c = 0; c < kMaxN; ++c) bits[j][c] = crossing_bits(b, row, c);
-  }
-  // The top part is enumerated on every call, the bottom one mostly reused (HalfScratch):
-  // so the bottom takes the most rows. Measured at n = 17, 18, 20 (one thread, plan order):
-  // top (k+1)/2 -> k/2 cut the time by a quarter; k/2 - 1 gained again at n = 17 and 20.
-  const int top = std::max(1, k / 2 - 1);
-  hs.top.clear();
-  hs.bottom.clear();
-  if (!enumerate_part(row_of, squares, top, half, bits, hs.top)) return kOverflow;
-  if (hs.top.size() == 0) return 0;
-  const std::uint32_t buckets = 1u << k;
-  const std::uint32_t all = buckets - 1;
-  if (top == k) {  // one row: no bottom part
+
+// One settled half as a resumable stream of its placements' crossing bits.
+struct SettledHalf {
+  int k = 0;    // the half's rows (= its columns)
+  int top = 0;  // rows in the top part; the bottom part has the other k - top
+  Mask half = 0;
+  int row_of[kMaxN] = {};
+  Mask squares[kMaxN] = {};
+  std::uint64_t bits[kMaxN][kMaxN] = {};  // crossing bits of (row j of the half, column c)
+  // The depth-first walk over the top part (enumerate_part's loop, stopped and resumed).
+  Mask cols[kMaxN + 1] = {}, ld[kMaxN + 1] = {}, rd[kMaxN + 1] = {}, avail[kMaxN + 1] = {};
+  std::uint64_t anti[kMaxN + 1] = {}, main[kMaxN + 1] = {}, pattern[kMaxN + 1] = {};
+  int depth = 0;
+  bool done = true;
+  std::uint64_t candidates = 0;  // bottom placements examined since rewind()
+  const HalfScratch* parts = nullptr;
+
+  // Reads the half's rows from b and readies its bottom part in hs (reused when the previous
+  // subproblem had the same bottom rows). A bottom part of more than parts_limit placements
+  // moves its first row to the top part. Returns false when the half has no placement at all
+  // (a row of it without a square of the half, or too few rows).
+  bool setup(const Board& b, Mask h, HalfScratch& hs, std::size_t parts_limit) {
+    half = h;
+    k = 0;
+    for (int i = 0; i < b.rows; ++i)
+      if (b.allowed[i] & h) row_of[k++] = i;
+    if (k != std::popcount(h) || k == 0) return false;
+    for (int j = 0; j < k; ++j) {
+      squares[j] = b.allowed[row_of[j]] & h;
+      for (int c = 0; c < kMaxN; ++c) bits[j][c] = crossing_bits(b, row_of[j], c);
+    }
+    parts = &hs;
+    // The top part is walked on every call, the bottom one mostly reused: so the bottom takes
+    // the most rows. Measured at n = 17, 18, 20 (one thread, plan order): top (k+1)/2 -> k/2
+    // cut the time by a quarter; k/2 - 1 gained again at n = 17 and 20.
+    top = std::max(1, k / 2 - 1);
+    if (hs.valid && hs.top_rows > top && hs.same_bottom(b, h, k, hs.top_rows, row_of, squares))
+      top = hs.top_rows;  // the previous subproblem's bottom, moved down for its size
+    for (; top < k; ++top) {
+      if (hs.same_bottom(b, h, k, top, row_of, squares)) return true;
+      // Bucket the bottom parts by their packed columns (counting sort).
+      hs.valid = false;
+      hs.bottom.clear();
+      if (!enumerate_part(row_of + top, squares + top, k - top, h, bits + top, parts_limit,
+                          hs.bottom))
+        continue;  // too large: one row more in the top part
+      const std::size_t nb = hs.bottom.size();
+      hs.sorted.anti.resize(nb);
+      hs.sorted.main.resize(nb);
+      hs.sorted.pattern.resize(nb);
+      counting_sort(
+          nb, 1u << k, hs.start, [&](std::size_t i) { return hs.bottom[i].cols; },
+          [&](std::size_t i, std::uint32_t at) {
+            hs.sorted.anti[at] = hs.bottom[i].anti;
+            hs.sorted.main[at] = hs.bottom[i].main;
+            hs.sorted.pattern[at] = hs.bottom[i].pattern;
+          });
+      hs.remember(b, h, k, top, row_of, squares);
+      return true;
+    }
+    // Every row in the top part: one empty bottom placement, in the one bucket.
     hs.valid = false;
-    hs.start.assign(buckets + 1, 0);
-    hs.sorted.anti.assign(1, 0);
-    hs.sorted.main.assign(1, 0);
-    hs.sorted.pattern.assign(1, 0);
-    for (std::uint32_t i = 1; i <= buckets; ++i) hs.start[i] = 1;
-  } else if (!hs.same_bottom(b, half, k, top, row_of, squares)) {
-    // Bucket the bottom parts by their packed columns (counting sort).
-    hs.valid = false;
-    if (!enumerate_part(row_of + top, squares + top, k - top, half, bits + top, hs.bottom))
-      return kOverflow;
-    const std::size_t nb = hs.bottom.size();
-    hs.sorted.anti.resize(nb);
-    hs.sorted.main.resize(nb);
-    hs.sorted.pattern.resize(nb);
-    counting_sort(
-        nb, buckets, hs.start, [&](std::size_t i) { return hs.bottom[i].cols; },
-        [&](std::size_t i, std::uint32_t at) {
-          hs.sorted.anti[at] = hs.bottom[i].anti;
-          hs.sorted.main[at] = hs.bottom[i].main;
-          hs.sorted.pattern[at] = hs.bottom[i].pattern;
-        });
-    hs.remember(b, half, k, top, row_of, squares);
+    hs.start.assign(2, 0);
+    hs.start[1] = 1;
+    for (std::vector<std::uint64_t>* v : {&hs.sorted.anti, &hs.sorted.main, &hs.sorted.pattern})
+      v->assign(1, 0);
+    return true;
   }
-  // The join.
-  std::uint64_t n = 0, candidates = 0;
-  for (std::size_t i = 0; i < hs.top.size(); ++i) {
-    const Part& t = hs.top[i];
-    const std::uint32_t want = top == k ? 0 : all & ~static_cast<std::uint32_t>(t.cols);
-    const std::uint32_t lo = hs.start[want], hi = hs.start[want + 1];
-    if (lo == hi) continue;
-    if (n + (hi - lo) > kJoinMaxLeaves) return kOverflow;
-    if (out.size() < n + (hi - lo) + 8)
-      out.resize(std::max<std::size_t>(2 * out.size(), n + (hi - lo) + 8));
-    candidates += hi - lo;
-    n += join_bucket(hs.sorted.anti.data(), hs.sorted.main.data(), hs.sorted.pattern.data(), lo, hi,
-                     t.anti, t.main, t.pattern, out.data() + n);
+
+  // Restarts the walk at the first top placement.
+  void rewind() {
+    cols[0] = ld[0] = rd[0] = 0;
+    anti[0] = main[0] = pattern[0] = 0;
+    avail[0] = squares[0];
+    depth = 0;
+    done = false;
+    candidates = 0;
   }
-  count = n;
-  return candidates;
-}
+
+  // The next chunk: writes the crossing bits of up to `capacity` placements to out (grown as
+  // needed, never past capacity + 8) and returns how many. Sets `done` once the walk is over;
+  // returns 0 only then. capacity must hold the largest bucket (parts_limit of setup).
+  std::size_t next(std::vector<std::uint64_t>& out, std::size_t capacity) {
+    const HalfScratch& hs = *parts;
+    const int low = std::countr_zero(half);
+    const bool contiguous = std::has_single_bit((half >> low) + 1);
+    const std::uint32_t all = top == k ? 0 : (1u << k) - 1;
+    std::size_t n = 0;
+    int d = depth;
+    for (;;) {
+      const Mask a = avail[d];
+      if (a == 0) {
+        if (d == 0) {
+          done = true;
+          break;
+        }
+        --d;
+        continue;
+      }
+      const Mask bit = a & (0u - a);
+      const int c = std::countr_zero(bit), row = row_of[d];
+      const std::uint64_t na = anti[d] | 1ull << (row + c), nm = main[d] | 1ull << (row - c + 31);
+      const std::uint64_t np = pattern[d] | bits[d][c];
+      const Mask nc = cols[d] | bit;
+      if (d + 1 == top) {
+        const Mask packed = contiguous ? nc >> low : static_cast<Mask>(extract_bits(nc, half));
+        const std::uint32_t want = all & ~packed;
+        const std::uint32_t lo = hs.start[want], hi = hs.start[want + 1];
+        if (lo != hi) {
+          if (n + (hi - lo) > capacity) break;  // this placement starts the next chunk
+          if (out.size() < n + (hi - lo) + 8)
+            out.resize(std::min(capacity + 8, std::max(2 * out.size(), n + (hi - lo) + 8)));
+          candidates += hi - lo;
+          n += join_bucket(hs.sorted.anti.data(), hs.sorted.main.data(),
+                           hs.sorted.pattern.data(), lo, hi, na, nm, np, out.data() + n);
+        }
+        avail[d] = a ^ bit;
+        continue;
+      }
+      avail[d] = a ^ bit;
+      const int gap = row_of[d + 1] - row;
+      const Mask nl = (ld[d] | bit) << gap, nr = (rd[d] | bit) >> gap;
+      const Mask next_squares = squares[d + 1] & ~(nc | nl | nr);
+      if (next_squares == 0) continue;
+      ++d;
+      cols[d] = nc;
+      ld[d] = nl;
+      rd[d] = nr;
+      anti[d] = na;
+      main[d] = nm;
+      pattern[d] = np;
+      avail[d] = next_squares;
+    }
+    depth = d;
+    return n;
+  }
+};
 
 // W words (64 W members) as one vector: a zmm register for W = 8 in the AVX-512 build.
 typedef std::uint64_t Words4 __attribute__((vector_size(32)));
@@ -608,6 +681,9 @@ inline void sieve_sort(const std::uint64_t* p, std::size_t n, std::uint64_t cut,
       [&](std::size_t i, std::uint32_t at) { out[at] = extract_bits(p[i], keep); });
 }
 
+// The most diagonals the sieve below cuts (2^kMaxCuts groups a side).
+inline constexpr int kMaxCuts = 8;
+
 // Pairs (x in a, y in b) with x & y == 0. The smaller side is sliced, the larger one visits
 // the slices: the pair work is the same either way, and the transposes are then the fewest.
 //
@@ -646,10 +722,10 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   // both sizes: measured (one thread, CPU time of the pair counting over sampled subproblems),
   // from 1024 sliced members and 3e7 pairs it cut n = 18 by 16% and n = 19 by 36% against the
   // former rule (from 8192 sliced members, which only n = 20 reached), and left n = 20 as it
-  // was. Groups of at least 256 sliced members (a W = 4 block), at most 8 cuts.
+  // was. Groups of at least 256 sliced members (a W = 4 block), at most kMaxCuts cuts.
   int c = 0;
   if (na >= 1024 && static_cast<double>(na) * static_cast<double>(nb) >= 3e7)
-    while (c < 8 && (na >> (c + 1)) >= 256) ++c;
+    while (c < kMaxCuts && (na >> (c + 1)) >= 256) ++c;
   c = std::min(c, useful - 1);
   if (c <= 0) {
     auto chunks_of = [](int k) { return (k + kChunkBits - 1) / kChunkBits; };
@@ -729,10 +805,14 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
 // took 0.3 to 0.6 ms each instead of 0.01 to 0.03), serialised between the threads.
 struct Scratch {
   std::vector<Leaf> east, west;
-  std::vector<std::uint64_t> east_sorted, west_sorted;
+  std::vector<std::uint64_t> east_sorted, west_sorted;  // the settled path's chunks
   SieveScratch sieve;
   std::vector<std::uint32_t> east_start, west_start;
   HalfScratch east_half, west_half;
+  SettledHalf east_walk, west_walk;
+  // Placements per chunk of a settled half, and the largest bottom part: kJoinMaxLeaves and
+  // kJoinMaxParts, smaller in tests (set_join_limits) so that small boards take every path.
+  std::size_t chunk = kJoinMaxLeaves, parts_limit = kJoinMaxParts;
   int prepared_for = 0;  // the board size the buffers were reserved for
 
   void prepare(int n) {
@@ -745,18 +825,16 @@ struct Scratch {
       prefault_for_writing(v.data(), v.capacity() * sizeof(v[0]));
     };
     for (std::vector<std::uint64_t>* out : {&east_sorted, &west_sorted})
-      reserve(*out, 2 * size.leaves + 16);  // join_settled_half grows it by doubling
+      reserve(*out, std::min(2 * size.leaves, chunk) + 16);  // SettledHalf::next grows it
     // count_disjoint_sliced's storage at its widest: 2 kMaxN diagonals, W = 8.
     reserve(sieve.slices,
             (2 * kMaxN + kChunkValues * ((2 * kMaxN + kChunkBits - 1) / kChunkBits)) * 8 + 8);
     reserve(sieve.a, size.leaves);
     reserve(sieve.b, size.leaves);
-    reserve(sieve.a_start, 257);  // at most 8 cut diagonals
-    reserve(sieve.b_start, 257);
-    reserve(sieve.visit, 256);
+    reserve(sieve.a_start, (std::size_t{1} << kMaxCuts) + 1);
+    reserve(sieve.b_start, (std::size_t{1} << kMaxCuts) + 1);
+    reserve(sieve.visit, std::size_t{1} << kMaxCuts);
     for (HalfScratch* hs : {&east_half, &west_half}) {
-      reserve(hs->top, size.parts / 8 + 64);  // the top part has the fewer rows (measured:
-                                              // at most 268, 398, 412, 3252, 3350, n = 16..20)
       reserve(hs->bottom, size.parts);
       reserve(hs->sorted.anti, size.parts);
       reserve(hs->sorted.main, size.parts);
@@ -778,6 +856,51 @@ inline void bucket(const std::vector<Leaf>& leaves, std::uint32_t buckets,
   counting_sort(
       leaves.size(), buckets, start, [&](std::size_t i) { return leaves[i].rank; },
       [&](std::size_t i, std::uint32_t at) { sorted[at] = leaves[i].pattern; });
+}
+
+// The pairs of a subproblem whose every row's half is settled: the east half's chunks against
+// the west half's. When the west half fits in one chunk it is made once; otherwise it is made
+// again for every east chunk (making a half costs far less than pairing it). `nodes` gets the
+// candidates each half examined, once per half.
+inline std::uint64_t count_settled(const Board& b, Mask east, Mask west, Scratch& scratch,
+                                   std::uint64_t& nodes) {
+  SettledHalf& e = scratch.east_walk;
+  SettledHalf& w = scratch.west_walk;
+  const std::size_t chunk = std::max(scratch.chunk, scratch.parts_limit);
+  std::vector<std::uint64_t>& a = scratch.east_sorted;
+  std::vector<std::uint64_t>& z = scratch.west_sorted;
+  nodes = 0;
+  if (!e.setup(b, east, scratch.east_half, scratch.parts_limit) ||
+      !w.setup(b, west, scratch.west_half, scratch.parts_limit))
+    return 0;
+  e.rewind();
+  std::size_t na = e.next(a, chunk);
+  if (na == 0) {  // no east placement: the west half is not made
+    nodes = e.candidates;
+    return 0;
+  }
+  const int bits = 2 * b.window;
+  w.rewind();
+  std::size_t nz = w.next(z, chunk);
+  const bool west_whole = w.done;  // one chunk holds the whole west half: made once
+  std::uint64_t solutions = 0, west_candidates = 0;
+  for (bool first = true;; first = false) {
+    if (!west_whole && !first) {
+      w.rewind();
+      nz = w.next(z, chunk);
+    }
+    for (;;) {
+      solutions += count_disjoint(a.data(), na, z.data(), nz, bits, scratch.sieve);
+      if (w.done || west_whole) break;
+      nz = w.next(z, chunk);
+    }
+    if (first) west_candidates = w.candidates;
+    if (e.done) break;
+    na = e.next(a, chunk);
+    if (na == 0) break;
+  }
+  nodes = e.candidates + west_candidates;
+  return solutions;
 }
 
 }  // namespace join_detail
@@ -815,17 +938,7 @@ Tally count_join(const Subproblem& s, Fallback&& fallback) {
   const int bits = 2 * b.window;
   if (b.open_rows == 0) {  // one bucket: the subproblem names the east rows
     scratch.prepare(std::popcount(s.full));
-    std::uint64_t ne = 0, nw = 0;
-    const std::uint64_t east_nodes =
-        join_settled_half(b, east, scratch.east_sorted, scratch.east_half, ne);
-    if (east_nodes == kOverflow) return fallback(s);
-    if (ne == 0) return {0, east_nodes};
-    const std::uint64_t west_nodes =
-        join_settled_half(b, west, scratch.west_sorted, scratch.west_half, nw);
-    if (west_nodes == kOverflow) return fallback(s);
-    t.nodes = east_nodes + west_nodes;
-    t.solutions = count_disjoint(scratch.east_sorted.data(), ne, scratch.west_sorted.data(), nw,
-                                 bits, scratch.sieve);
+    t.solutions = count_settled(b, east, west, scratch, t.nodes);
     return t;
   }
   const std::uint32_t buckets = kBinomials.c[open][open_east];

@@ -24,6 +24,13 @@ void prepare_join_avx512(int n) {
   join_avx512::join_detail::thread_scratch().prepare(n);
 }
 
+void set_join_limits_avx512(std::size_t chunk, std::size_t parts) {
+  join_avx512::join_detail::Scratch& s = join_avx512::join_detail::thread_scratch();
+  s.chunk = chunk != 0 ? chunk : kJoinMaxLeaves;
+  s.parts_limit = parts != 0 ? parts : kJoinMaxParts;
+  s.east_half.valid = s.west_half.valid = false;
+}
+
 std::uint64_t count_disjoint_pairs_avx512(std::span<const std::uint64_t> a,
                                           std::span<const std::uint64_t> b, int bits) {
   join_avx512::join_detail::SieveScratch scratch;

@@ -14,6 +14,13 @@ void prepare_join_scalar(int n) {
   join_scalar::join_detail::thread_scratch().prepare(n);
 }
 
+void set_join_limits_scalar(std::size_t chunk, std::size_t parts) {
+  join_scalar::join_detail::Scratch& s = join_scalar::join_detail::thread_scratch();
+  s.chunk = chunk != 0 ? chunk : kJoinMaxLeaves;
+  s.parts_limit = parts != 0 ? parts : kJoinMaxParts;
+  s.east_half.valid = s.west_half.valid = false;
+}
+
 std::uint64_t count_disjoint_pairs_scalar(std::span<const std::uint64_t> a,
                                           std::span<const std::uint64_t> b, int bits) {
   join_scalar::join_detail::SieveScratch scratch;

@@ -59,17 +59,22 @@ bool avx512_supported();
 
 // The split-board join (join.hpp): the same completions, by enumerating the two halves of the
 // board and counting the compatible pairs. The AVX-512 build needs avx512_supported().
-// Its memory is bounded: a half-board with more than kJoinMaxLeaves placements (or a part of
-// one with more than kJoinMaxParts) sends its subproblem to the scalar search instead, so one
-// thread never holds more than kJoinScratchBytes of join scratch: per placement, both halves'
-// patterns (grown by doubling), the sieve's copies, and the general path's leaves, sorted
-// copies and bucket starts; per part, the top and bottom parts of both halves and the sorted
-// bottoms; and the slice tables.
+// Its memory is bounded whatever the board: a half of a row-split subproblem comes out in chunks
+// of at most kJoinMaxLeaves placements, paired chunk by chunk, and its bottom part (join.hpp)
+// holds at most kJoinMaxParts (a larger one gives a row to the top part). Only the general path
+// (subproblems whose rows may take either half) still hands a subproblem with more placements
+// than that to the scalar search. So one thread never holds more than kJoinScratchBytes.
 inline constexpr std::size_t kJoinMaxLeaves = std::size_t{1} << 20;
 inline constexpr std::size_t kJoinMaxParts = std::size_t{1} << 18;
-inline constexpr std::size_t kJoinScratchBytes =
-    kJoinMaxLeaves * (2 * 16 + 2 * 8 + 2 * 16 + 2 * 8 + 2 * 4) + kJoinMaxParts * (4 * 32 + 2 * 24) +
-    (std::size_t{1} << 20);
+// The join's scratch for one thread, in bytes, for chunks of up to `leaves` placements and
+// bottom parts of up to `parts`: per placement, both halves' chunks and the sieve's copies of
+// them (8 bytes each), and the general path's leaves (16) and bucket starts (4); per part, both
+// halves' bottom parts (32) and their sorted copies (24); and 1 MiB for the bottom parts'
+// bucket starts (2^16 + 1 of 4 bytes a half at most) and the slice tables.
+constexpr std::size_t join_scratch_bytes(std::size_t leaves, std::size_t parts) {
+  return leaves * 2 * (8 + 8 + 16 + 4) + parts * 2 * (32 + 24) + (std::size_t{1} << 20);
+}
+inline constexpr std::size_t kJoinScratchBytes = join_scratch_bytes(kJoinMaxLeaves, kJoinMaxParts);
 // The largest half-board (placements) and the largest bottom part of one (join.hpp) over a
 // row-split plan, measured (maxima over every subproblem, `nqcount --n N --threads 1`):
 //   n:                16     17     18      19      20
@@ -110,6 +115,12 @@ void count_join_scalar(std::span<const Subproblem> in, std::span<Tally> out);
 void count_join_avx512(std::span<const Subproblem> in, std::span<Tally> out);
 void prepare_join_scalar(int n);
 void prepare_join_avx512(int n);
+// For tests: the calling thread's join chunk (placements of a settled half paired at a time)
+// and bottom-part limit, in both builds (0: the defaults, kJoinMaxLeaves and kJoinMaxParts).
+// Small limits make small boards take the paths that only large boards need otherwise.
+void set_join_limits(std::size_t chunk, std::size_t parts);
+void set_join_limits_scalar(std::size_t chunk, std::size_t parts);
+void set_join_limits_avx512(std::size_t chunk, std::size_t parts);
 // The join's pair counter on its own, for tests: pairs (x in a, y in b) with x & y == 0, for
 // patterns of `bits` < 64 bits (the AVX-512 one needs avx512_supported()).
 std::uint64_t count_disjoint_pairs_scalar(std::span<const std::uint64_t> a,

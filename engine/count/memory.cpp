@@ -49,14 +49,11 @@ std::uint64_t threads_of(const CountConfig& config) {
 }
 
 std::uint64_t join_scratch_bound(int n) {
-  // The join's row-split subproblems keep, per thread, both halves' placements (8 bytes each,
-  // grown by doubling, and the sieve's 8-byte copies) and the halves' top and bottom parts (32
-  // bytes each, and 24 per sorted bottom one): 4x the measured largest (join_scratch_sizes),
-  // capped where the kernel gives a subproblem to the search instead.
+  // The join's buffers per thread (kernels.hpp, join_scratch_bytes) at 4x the measured largest
+  // half-boards and bottom parts of this n (join_scratch_sizes), and never above the kernel's
+  // own bound.
   const JoinScratchSizes bound = join_scratch_sizes(n, 4.0);
-  const std::uint64_t leaves = bound.leaves, parts = bound.parts;
-  return std::min<std::uint64_t>(kJoinScratchBytes,
-                                 leaves * 2 * (16 + 8) + parts * 2 * (2 * 32 + 24) + (1u << 20));
+  return std::min<std::uint64_t>(kJoinScratchBytes, join_scratch_bytes(bound.leaves, bound.parts));
 }
 
 }  // namespace

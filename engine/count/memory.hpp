@@ -39,8 +39,8 @@ MemoryEstimate estimate_memory(const Plan& plan, const CountConfig& config, std:
 // The same for a board too small for a plan (n < 4: enumerated on the calling thread).
 MemoryEstimate estimate_memory_without_plan(int threads);
 
-// The kernel's own scratch per thread for an n-board: for the join, kJoinScratchBytes scaled
-// down to the most placements a half of this board can have (ceil(n/2)! bounds them); 0 for
+// The kernel's own scratch per thread for an n-board: for the join, its buffers at 4x the
+// largest half-boards measured for this n, never above kJoinScratchBytes; 0 for
 // the backtracking kernels and the reference kernel.
 std::uint64_t kernel_scratch_bytes(const Kernel* kernel, int n);
 

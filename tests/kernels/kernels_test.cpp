@@ -332,6 +332,50 @@ TEST(JoinKernel, MatchesSearchOnEveryRowSplitSubproblem) {
   EXPECT_GT(solutions, 0u);
 }
 
+// Large boards' halves come out in chunks (kJoinMaxLeaves placements) and their bottom parts
+// move down a row past kJoinMaxParts; tiny limits make small boards do both, often: both
+// builds, against the search and against the default limits (same solutions and nodes).
+TEST(JoinKernel, ChunkedHalvesAndMovedBottomsCountTheSame) {
+  struct Limits {
+    std::size_t chunk, parts;
+  };
+  std::uint64_t solutions = 0;
+  for (int n = 9; n <= 13; ++n) {
+    std::vector<Subproblem> subs;
+    std::vector<std::uint8_t> weights;
+    rowsplit_all(n, subs, weights);
+    std::vector<Tally> plain(subs.size());
+    set_join_limits(0, 0);
+    count_join_scalar(subs, plain);
+    for (const Limits limits : {Limits{1, 1}, Limits{16, 4}, Limits{64, 16}, Limits{200, 1000}}) {
+      set_join_limits(limits.chunk, limits.parts);
+      const std::string what = "n=" + std::to_string(n) + " chunk " +
+                               std::to_string(limits.chunk) + " parts " +
+                               std::to_string(limits.parts);
+      std::vector<Tally> got(subs.size());
+      count_join_scalar(subs, got);
+      for (std::size_t i = 0; i < subs.size(); ++i) {
+        ASSERT_EQ(got[i].solutions, plain[i].solutions) << what << " subproblem " << i;
+        ASSERT_EQ(got[i].solutions, count_one_scalar(subs[i]).solutions) << what;
+      }
+      if (find_kernel("avx512")->supported()) {
+        count_join_avx512(subs, got);
+        for (std::size_t i = 0; i < subs.size(); ++i)
+          ASSERT_EQ(got[i].solutions, plain[i].solutions) << what << " avx512, subproblem " << i;
+      }
+      // Bottom parts only move down when they are too large for the limit: with a large one
+      // every node count stays the same.
+      if (limits.parts >= 1000) {
+        for (std::size_t i = 0; i < subs.size(); ++i)
+          ASSERT_EQ(got[i].nodes, plain[i].nodes) << what << " subproblem " << i;
+      }
+    }
+    for (const Tally& t : plain) solutions += t.solutions;
+  }
+  set_join_limits(0, 0);
+  EXPECT_GT(solutions, 0u);
+}
+
 TEST(JoinKernel, MatchesSearchOnRowSplitSubproblemsWithRandomQueensOnTop) {
   // A few queens placed on top of a row-split subproblem leave free columns that no longer
   // match its halves, so the join takes its general path (rows whose half is open).

@@ -1,0 +1,81 @@
+// The join kernel on slices of the row-split plan, one thread: `windows` runs of `run`
+// consecutive ranks, evenly spaced over the plan (consecutive, because the kernel reuses a
+// half's bottom part from one subproblem to the next, as it does in a count). The slices are
+// the same for every build, so two builds of this program compare the kernel side by side.
+// Rates use the process CPU time. Reports weighted solutions/s and subproblems/s.
+//   build/perf/nq_bench_join --benchmark_filter=n:20
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+#include "count/plan.hpp"
+#include "kernels/kernels.hpp"
+
+namespace {
+
+struct Slice {
+  std::vector<nq::Subproblem> subproblems;
+  std::vector<int> weights;
+};
+
+Slice slice_of(int n, int windows, int run) {
+  Slice s;
+  const std::uint64_t ranks = nq::rowsplit_ranks(n);
+  for (int w = 0; w < windows; ++w) {
+    // Window w starts at the rank (2w + 1) / (2 windows) of the way through the plan.
+    const std::uint64_t first = ranks * static_cast<std::uint64_t>(2 * w + 1) /
+                                static_cast<std::uint64_t>(2 * windows);
+    int taken = 0;
+    for (std::uint64_t r = first; r < ranks && taken < run; ++r)
+      if (const nq::RowSplitKey key = nq::rowsplit_key(n, r); key.weight != 0) {
+        s.subproblems.push_back(nq::rowsplit_subproblem(n, key));
+        s.weights.push_back(key.weight);
+        ++taken;
+      }
+  }
+  return s;
+}
+
+void join_slice(benchmark::State& state, int n, int windows, int run) {
+  const nq::Kernel* join = nq::find_kernel("join");
+  const Slice slice = slice_of(n, windows, run);
+  if (join->prepare) join->prepare(n);
+  double solutions = 0, nodes = 0;
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < slice.subproblems.size(); ++i) {
+      nq::Tally t;
+      join->count(std::span(&slice.subproblems[i], 1), std::span(&t, 1));
+      solutions += static_cast<double>(t.solutions) * slice.weights[i];
+      nodes += static_cast<double>(t.nodes);
+    }
+  }
+  state.counters["solutions/s"] = benchmark::Counter(solutions, benchmark::Counter::kIsRate);
+  state.counters["subproblems/s"] = benchmark::Counter(
+      static_cast<double>(slice.subproblems.size()) * static_cast<double>(state.iterations()),
+      benchmark::Counter::kIsRate);
+  state.counters["placements/s"] = benchmark::Counter(nodes, benchmark::Counter::kIsRate);
+}
+
+void register_all() {
+  // {n, windows, run}: about a tenth of a second to a few seconds a slice.
+  const int sizes[][3] = {{18, 16, 32}, {19, 16, 16}, {20, 16, 16}, {21, 16, 4}, {22, 8, 4}};
+  for (const auto& s : sizes) {
+    const std::string name = "join/n:" + std::to_string(s[0]) +
+                             "/windows:" + std::to_string(s[1]) + "/run:" + std::to_string(s[2]);
+    benchmark::RegisterBenchmark(name.c_str(), join_slice, s[0], s[1], s[2])
+        ->Unit(benchmark::kMillisecond)
+        ->MeasureProcessCPUTime();
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
