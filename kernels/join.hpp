@@ -462,8 +462,8 @@ struct SettledHalf {
           if (out.size() < n + (hi - lo) + 8)
             out.resize(std::min(capacity + 8, std::max(2 * out.size(), n + (hi - lo) + 8)));
           candidates += hi - lo;
-          n += join_bucket(hs.sorted.anti.data(), hs.sorted.main.data(),
-                           hs.sorted.pattern.data(), lo, hi, na, nm, np, out.data() + n);
+          n += join_bucket(hs.sorted.anti.data(), hs.sorted.main.data(), hs.sorted.pattern.data(),
+                           lo, hi, na, nm, np, out.data() + n);
         }
         avail[d] = a ^ bit;
         continue;

@@ -24,8 +24,8 @@ Slice slice_of(int n, int windows, int run) {
   const std::uint64_t ranks = nq::rowsplit_ranks(n);
   for (int w = 0; w < windows; ++w) {
     // Window w starts at the rank (2w + 1) / (2 windows) of the way through the plan.
-    const std::uint64_t first = ranks * static_cast<std::uint64_t>(2 * w + 1) /
-                                static_cast<std::uint64_t>(2 * windows);
+    const std::uint64_t first =
+        ranks * static_cast<std::uint64_t>(2 * w + 1) / static_cast<std::uint64_t>(2 * windows);
     int taken = 0;
     for (std::uint64_t r = first; r < ranks && taken < run; ++r)
       if (const nq::RowSplitKey key = nq::rowsplit_key(n, r); key.weight != 0) {
@@ -61,8 +61,8 @@ void register_all() {
   // {n, windows, run}: about a tenth of a second to a few seconds a slice.
   const int sizes[][3] = {{18, 16, 32}, {19, 16, 16}, {20, 16, 16}, {21, 16, 4}, {22, 8, 4}};
   for (const auto& s : sizes) {
-    const std::string name = "join/n:" + std::to_string(s[0]) +
-                             "/windows:" + std::to_string(s[1]) + "/run:" + std::to_string(s[2]);
+    const std::string name = "join/n:" + std::to_string(s[0]) + "/windows:" + std::to_string(s[1]) +
+                             "/run:" + std::to_string(s[2]);
     benchmark::RegisterBenchmark(name.c_str(), join_slice, s[0], s[1], s[2])
         ->Unit(benchmark::kMillisecond)
         ->MeasureProcessCPUTime();

@@ -349,9 +349,8 @@ TEST(JoinKernel, ChunkedHalvesAndMovedBottomsCountTheSame) {
     count_join_scalar(subs, plain);
     for (const Limits limits : {Limits{1, 1}, Limits{16, 4}, Limits{64, 16}, Limits{200, 1000}}) {
       set_join_limits(limits.chunk, limits.parts);
-      const std::string what = "n=" + std::to_string(n) + " chunk " +
-                               std::to_string(limits.chunk) + " parts " +
-                               std::to_string(limits.parts);
+      const std::string what = "n=" + std::to_string(n) + " chunk " + std::to_string(limits.chunk) +
+                               " parts " + std::to_string(limits.parts);
       std::vector<Tally> got(subs.size());
       count_join_scalar(subs, got);
       for (std::size_t i = 0; i < subs.size(); ++i) {
