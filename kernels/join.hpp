@@ -522,7 +522,66 @@ inline void add_lane_popcounts(Words<W>& sums, const Words<W>& v) {
 }
 
 // In-place transpose of a 64 x 64 bit matrix: bit j of a[i] goes to bit i of a[j] (the
-// recursive block swap of Hacker's Delight, 7-3).
+// recursive block swap of Hacker's Delight, 7-3: at step j, the j x j blocks off the diagonal
+// of every 2j x 2j block trade places).
+#ifdef NQ_JOIN_AVX512
+// The same six steps on eight zmm registers (register r, lane l holds a[8r + l]): for j >= 8 the
+// two rows of a swap sit in two registers, lane for lane; for j < 8 in two lanes of one
+// register, whose partner lanes a shuffle brings alongside. About 230 vector operations against
+// 1150 scalar ones for the plain loop below.
+// Shifts by a constant through GCC's vector extension: GCC 12's _mm512_srli_epi64 trips its own
+// -Wmaybe-uninitialized (an undefined source operand inside the intrinsic).
+typedef std::uint64_t Lanes8 __attribute__((vector_size(64)));
+template <int J>
+inline __m512i shift_right(__m512i v) {
+  return reinterpret_cast<__m512i>(reinterpret_cast<Lanes8>(v) >> J);
+}
+template <int J>
+inline __m512i shift_left(__m512i v) {
+  return reinterpret_cast<__m512i>(reinterpret_cast<Lanes8>(v) << J);
+}
+template <int J>
+inline void transpose_across(__m512i* r, std::uint64_t mask) {  // registers x and x + J/8
+  const __m512i m = _mm512_set1_epi64(static_cast<long long>(mask));
+  constexpr int kStep = J / 8;
+  for (int x = 0; x < 8; ++x) {
+    if (x & kStep) continue;
+    const __m512i lo = r[x], hi = r[x + kStep];
+    // t = ((lo >> J) ^ hi) & m; lo ^= t << J; hi ^= t.
+    const __m512i t = _mm512_ternarylogic_epi64(shift_right<J>(lo), hi, m, 0x28);
+    r[x] = _mm512_xor_si512(lo, shift_left<J>(t));
+    r[x + kStep] = _mm512_xor_si512(hi, t);
+  }
+}
+template <int J>
+inline void transpose_within(__m512i* r, std::uint64_t mask, __mmask8 low) {  // lanes l, l + J
+  const __m512i m = _mm512_set1_epi64(static_cast<long long>(mask));
+  for (int x = 0; x < 8; ++x) {
+    const __m512i v = r[x];
+    // Lane l's partner l ^ J (a 256-bit, 128-bit or 64-bit swap).
+    const Lanes8 swap = {0 ^ J, 1 ^ J, 2 ^ J, 3 ^ J, 4 ^ J, 5 ^ J, 6 ^ J, 7 ^ J};
+    const __m512i partner =
+        reinterpret_cast<__m512i>(__builtin_shuffle(reinterpret_cast<Lanes8>(v), swap));
+    // In a low lane (lo = v, hi = partner) and a high one (lo = partner, hi = v) alike:
+    // t = ((lo >> J) ^ hi) & m; the low lane takes t << J, the high one t.
+    const __m512i lo = _mm512_mask_blend_epi64(low, partner, v);
+    const __m512i hi = _mm512_mask_blend_epi64(low, v, partner);
+    const __m512i t = _mm512_ternarylogic_epi64(shift_right<J>(lo), hi, m, 0x28);
+    r[x] = _mm512_xor_si512(v, _mm512_mask_slli_epi64(t, low, t, J));
+  }
+}
+inline void transpose64(std::uint64_t* a) {
+  __m512i r[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm512_loadu_si512(a + 8 * i);
+  transpose_across<32>(r, 0x00000000ffffffffull);
+  transpose_across<16>(r, 0x0000ffff0000ffffull);
+  transpose_across<8>(r, 0x00ff00ff00ff00ffull);
+  transpose_within<4>(r, 0x0f0f0f0f0f0f0f0full, 0x0f);
+  transpose_within<2>(r, 0x3333333333333333ull, 0x33);
+  transpose_within<1>(r, 0x5555555555555555ull, 0x55);
+  for (int i = 0; i < 8; ++i) _mm512_storeu_si512(a + 8 * i, r[i]);
+}
+#else
 inline void transpose64(std::uint64_t* a) {
   std::uint64_t m = 0x00000000ffffffffull;
   for (int j = 32; j != 0; j >>= 1, m ^= m << j) {
@@ -533,47 +592,40 @@ inline void transpose64(std::uint64_t* a) {
     }
   }
 }
+#endif
 
 // Chunk tables: for each group of kChunkBits diagonals and each subset of them, the AND of their
 // slices, so a member of the small side costs a fixed ceil(bits / kChunkBits) ANDs, without a
 // branch per occupied diagonal. 7 bits: the tables of a 512-member block (128 entries of 64
-// bytes per chunk, 5 chunks for the 34 diagonals of n = 18) take 40 KB, inside this machine's
-// 48 KB L1; against 6 bits (6 chunks, 24 KB) the pair counting took 5% less time at n = 18, 19
-// and 20 (one thread, CPU time over sampled subproblems).
+// bytes per chunk, 5 chunks for the 34 diagonals of n = 18) take 40 KB, inside the 48 KB L1 of
+// the machines measured; against 6 bits (6 chunks, 24 KB) the pair counting took 5% less time
+// at n = 18, 19 and 20 (one thread, CPU time over sampled subproblems).
 inline constexpr int kChunkBits = 7;
 inline constexpr int kChunkValues = 1 << kChunkBits;
+// Table entries are 64 bytes apart for W = 4 too (half of each unused), so that one set of
+// offsets serves both widths.
+inline constexpr std::size_t kEntryBytes = 64;
+inline constexpr std::size_t kTableBytes = kEntryBytes * kChunkValues;
 
-// acc = member AND, over the chunks of p, the chunk tables' entries; sums += popcounts.
-// The chunk count is a template argument so the loop unrolls (no per-chunk branch).
-template <int W, int kChunks>
-void match_chunks_fixed(const Words<W>* table, const Words<W>& member, const std::uint64_t* small,
-                        std::size_t nsmall, Words<W>& sums) {
-  // Byte offsets straight from the pattern: ((p >> (6k - log2 sizeof V)) & mask) is the chunk's
-  // value times the entry size, one shift and one AND per chunk.
-  constexpr int kEntryShift = std::countr_zero(sizeof(Words<W>));
-  constexpr std::uint64_t kField = (kChunkValues - 1) << kEntryShift;
-  const char* base = reinterpret_cast<const char*>(table);
-  Words<W> local = sums;  // in a register: the compiler cannot tell `sums` from the tables
-  for (std::size_t i = 0; i < nsmall; ++i) {
-    Words<W> acc = member;
-    const std::uint64_t p = small[i];
-    for (int k = 0; k < kChunks; ++k) {
-      const int shift = kChunkBits * k - kEntryShift;
-      const std::uint64_t offset = (shift >= 0 ? p >> shift : p << -shift) & kField;
-      acc &=
-          *reinterpret_cast<const Words<W>*>(base + sizeof(Words<W>) * kChunkValues * k + offset);
-    }
-    add_lane_popcounts<W>(local, acc);
-  }
-  sums = local;
+inline int chunks_of(int bits) {
+  return (bits + kChunkBits - 1) / kChunkBits;
 }
-template <int W>
-void match_chunks(const Words<W>* table, int chunks, const Words<W>& member,
-                  const std::uint64_t* small, std::size_t nsmall, Words<W>& sums) {
+
+// Each pattern's table offsets, once per pattern: out[chunks i + k] is the byte offset of its
+// chunk k's entry in table k ((p >> 7k) & 127, times the entry size). Computed in the visit
+// loop instead, they took two shifts and an AND per chunk on every block a pattern visits.
+template <int kChunks>
+void chunk_offsets_fixed(const std::uint64_t* p, std::size_t n, std::uint16_t* out) {
+  for (std::size_t i = 0; i < n; ++i, out += kChunks)
+    for (int k = 0; k < kChunks; ++k)
+      out[k] =
+          static_cast<std::uint16_t>((p[i] >> (kChunkBits * k) & (kChunkValues - 1)) * kEntryBytes);
+}
+inline void chunk_offsets(const std::uint64_t* p, std::size_t n, int chunks, std::uint16_t* out) {
   switch (chunks) {
 #define NQ_CHUNKS(c) \
   case c:            \
-    return match_chunks_fixed<W, c>(table, member, small, nsmall, sums);
+    return chunk_offsets_fixed<c>(p, n, out);
     NQ_CHUNKS(1)
     NQ_CHUNKS(2)
     NQ_CHUNKS(3)
@@ -583,23 +635,54 @@ void match_chunks(const Words<W>* table, int chunks, const Words<W>& member,
     NQ_CHUNKS(7)
     NQ_CHUNKS(8)
     NQ_CHUNKS(9)
-    NQ_CHUNKS(10)
-    NQ_CHUNKS(11)
-    NQ_CHUNKS(12)
-    NQ_CHUNKS(13)
-    NQ_CHUNKS(14)
-    NQ_CHUNKS(15)
-    NQ_CHUNKS(16)
+#undef NQ_CHUNKS
+  }
+}
+
+// sums += popcounts of (AND over k of table k's entry at offsets k), for each of the n members
+// of the small side. Table 0's entries include the block's member mask. The chunk count is a
+// template argument so the loop unrolls (no per-chunk branch).
+template <int W, int kChunks>
+void match_chunks_fixed(const char* table, const std::uint16_t* offsets, std::size_t n,
+                        Words<W>& sums) {
+  using V = Words<W>;
+  V local = sums;  // in a register: the compiler cannot tell `sums` from the tables
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint16_t* o = offsets + i * kChunks;
+    V acc = *reinterpret_cast<const V*>(table + o[0]);
+    for (int k = 1; k < kChunks; ++k)
+      acc &= *reinterpret_cast<const V*>(table + kTableBytes * k + o[k]);
+    add_lane_popcounts<W>(local, acc);
+  }
+  sums = local;
+}
+template <int W>
+void match_chunks(const char* table, int chunks, const std::uint16_t* offsets, std::size_t n,
+                  Words<W>& sums) {
+  switch (chunks) {
+#define NQ_CHUNKS(c) \
+  case c:            \
+    return match_chunks_fixed<W, c>(table, offsets, n, sums);
+    NQ_CHUNKS(1)
+    NQ_CHUNKS(2)
+    NQ_CHUNKS(3)
+    NQ_CHUNKS(4)
+    NQ_CHUNKS(5)
+    NQ_CHUNKS(6)
+    NQ_CHUNKS(7)
+    NQ_CHUNKS(8)
+    NQ_CHUNKS(9)
 #undef NQ_CHUNKS
   }
 }
 
 // Pairs (a in big, b in small) with a & b == 0, by bit slices over `big`, in blocks of 64 W
 // members: a block's slices (bits vectors) stay in L1 while every member of the small side
-// visits them, one vector AND per diagonal it occupies.
-// A run of patterns that visits the slices.
+// visits them, one vector AND per chunk of diagonals.
+// A run of patterns that visits the slices, with their chunk offsets.
 struct Range {
   const std::uint64_t* patterns;
+  const std::uint16_t* offsets;
   std::size_t size;
 };
 
@@ -609,14 +692,19 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, 
                                     std::vector<std::uint64_t>& storage) {
   using V = Words<W>;
   constexpr std::size_t kMembers = 64 * W;
-  const int chunks = (bits + kChunkBits - 1) / kChunkBits;
+  const int chunks = chunks_of(bits);
   std::size_t nsmall = 0;
   for (std::size_t r = 0; r < visits; ++r) nsmall += visit[r].size;
   const bool tables = nsmall >= 24;  // worth building once the small side has a few dozen
-  storage.resize(
-      (static_cast<std::size_t>(bits) + kChunkValues * static_cast<std::size_t>(chunks)) * W + 8);
+  storage.resize(static_cast<std::size_t>(bits) * W +
+                 static_cast<std::size_t>(chunks) * kTableBytes / 8 + 8);
   V* slices = reinterpret_cast<V*>((reinterpret_cast<std::uintptr_t>(storage.data()) + 63) &
                                    ~std::uintptr_t{63});  // 64-byte aligned
+  char* table = reinterpret_cast<char*>(slices + bits);
+  auto entry = [&](int k, int v) -> V& {
+    return *reinterpret_cast<V*>(table + kTableBytes * static_cast<std::size_t>(k) +
+                                 kEntryBytes * static_cast<std::size_t>(v));
+  };
   V sums = {};
   for (std::size_t b0 = 0; b0 < nbig; b0 += kMembers) {
     const std::size_t count = std::min(kMembers, nbig - b0);
@@ -647,17 +735,18 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, 
         }
       continue;
     }
-    V* table = slices + bits;
     for (int k = 0; k < chunks; ++k) {
-      V* t = table + kChunkValues * k;
-      for (int w = 0; w < W; ++w) t[0][w] = ~0ull;
+      if (k == 0)
+        entry(0, 0) = member;
+      else
+        for (int w = 0; w < W; ++w) entry(k, 0)[w] = ~0ull;
       for (int v = 1; v < kChunkValues; ++v) {
         const int j = kChunkBits * k + std::countr_zero(static_cast<unsigned>(v));
-        t[v] = j < bits ? t[v & (v - 1)] & slices[j] : t[v & (v - 1)];
+        entry(k, v) = j < bits ? entry(k, v & (v - 1)) & slices[j] : entry(k, v & (v - 1));
       }
     }
     for (std::size_t r = 0; r < visits; ++r)
-      match_chunks<W>(table, chunks, member, visit[r].patterns, visit[r].size, sums);
+      match_chunks<W>(table, chunks, visit[r].offsets, visit[r].size, sums);
   }
   std::uint64_t total = 0;
   for (int w = 0; w < W; ++w) total += sums[w];
@@ -667,22 +756,48 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, 
 // Scratch for the sieve below.
 struct SieveScratch {
   std::vector<std::uint64_t> a, b, slices;
+  std::vector<std::uint16_t> offsets;  // the visiting side's chunk offsets
   std::vector<std::uint32_t> a_start, b_start;
+  std::vector<std::uint8_t> keys;
   std::vector<Range> visit;
 };
 
-// Counting-sorts patterns by their bits under `cut` (2^c groups), each stored without them.
-inline void sieve_sort(const std::uint64_t* p, std::size_t n, std::uint64_t cut, std::uint64_t keep,
-                       int c, std::vector<std::uint64_t>& out, std::vector<std::uint32_t>& start) {
-  out.resize(n);
-  counting_sort(
-      n, 1u << c, start,
-      [&](std::size_t i) { return static_cast<std::uint32_t>(extract_bits(p[i], cut)); },
-      [&](std::size_t i, std::uint32_t at) { out[at] = extract_bits(p[i], keep); });
-}
-
-// The most diagonals the sieve below cuts (2^kMaxCuts groups a side).
+// The most diagonals the sieve below cuts (2^kMaxCuts groups a side; a group fits a byte).
 inline constexpr int kMaxCuts = 8;
+
+// Counting-sorts patterns by their bits under `cut` (2^c groups), each stored without them.
+// Each key is extracted once and kept; the histogram is four interleaved ones, so that runs of
+// one key do not wait on each other's increments.
+inline void sieve_sort(const std::uint64_t* p, std::size_t n, std::uint64_t cut, std::uint64_t keep,
+                       int c, std::vector<std::uint64_t>& out, std::vector<std::uint32_t>& start,
+                       std::vector<std::uint8_t>& keys) {
+  static_assert(kMaxCuts <= 8);
+  const std::uint32_t groups = 1u << c;
+  out.resize(n);
+  keys.resize(n);
+  std::uint32_t count[4][1u << kMaxCuts];
+  for (auto& row : count) std::fill(row, row + groups, 0u);
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (std::size_t k = 0; k < 4; ++k) {
+      const auto key = static_cast<std::uint8_t>(extract_bits(p[i + k], cut));
+      keys[i + k] = key;
+      ++count[k][key];
+    }
+  for (; i < n; ++i) {
+    const auto key = static_cast<std::uint8_t>(extract_bits(p[i], cut));
+    keys[i] = key;
+    ++count[0][key];
+  }
+  start.resize(groups + 1);
+  std::uint32_t cursor[1u << kMaxCuts];
+  start[0] = 0;
+  for (std::uint32_t g = 0; g < groups; ++g) {
+    cursor[g] = start[g];
+    start[g + 1] = start[g] + count[0][g] + count[1][g] + count[2][g] + count[3][g];
+  }
+  for (i = 0; i < n; ++i) out[cursor[keys[i]]++] = extract_bits(p[i], keep);
+}
 
 // Pairs (x in a, y in b) with x & y == 0. The smaller side is sliced, the larger one visits
 // the slices: the pair work is the same either way, and the transposes are then the fewest.
@@ -728,7 +843,6 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
     while (c < kMaxCuts && (na >> (c + 1)) >= 256) ++c;
   c = std::min(c, useful - 1);
   if (c <= 0) {
-    auto chunks_of = [](int k) { return (k + kChunkBits - 1) / kChunkBits; };
     if (chunks_of(useful) < chunks_of(bits)) {
       sc.a.resize(na);
       sc.b.resize(nb);
@@ -738,7 +852,9 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
       b = sc.b.data();
       bits = useful;
     }
-    const Range all{b, nb};
+    sc.offsets.resize(nb * static_cast<std::size_t>(chunks_of(bits)));
+    chunk_offsets(b, nb, chunks_of(bits), sc.offsets.data());
+    const Range all{b, sc.offsets.data(), nb};
     if (na <= 256) return count_disjoint_sliced<4>(a, na, &all, 1, bits, sc.slices);
     return count_disjoint_sliced<8>(a, na, &all, 1, bits, sc.slices);
   }
@@ -763,21 +879,28 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
     cut |= 1ull << best;
   }
   const std::uint64_t keep = shared & ~cut;
-  sieve_sort(a, na, cut, keep, c, sc.a, sc.a_start);
-  sieve_sort(b, nb, cut, keep, c, sc.b, sc.b_start);
+  sieve_sort(a, na, cut, keep, c, sc.a, sc.a_start, sc.keys);
+  sieve_sort(b, nb, cut, keep, c, sc.b, sc.b_start, sc.keys);
+  const int rest = useful - c;
+  const std::size_t chunks = static_cast<std::size_t>(chunks_of(rest));
+  sc.offsets.resize(nb * chunks);
+  chunk_offsets(sc.b.data(), nb, chunks_of(rest), sc.offsets.data());
   const std::uint32_t groups = 1u << c;
   std::uint64_t total = 0;
   for (std::uint32_t u = 0; u < groups; ++u) {
     const std::uint32_t a0 = sc.a_start[u], a1 = sc.a_start[u + 1];
     if (a0 == a1) continue;
     sc.visit.clear();
-    for (std::uint32_t v = 0; v < groups; ++v) {
+    // The groups v with u & v = 0: the subsets of u's complement.
+    const std::uint32_t free = (groups - 1) & ~u;
+    for (std::uint32_t v = free;; v = (v - 1) & free) {
       const std::uint32_t b0 = sc.b_start[v], b1 = sc.b_start[v + 1];
-      if ((u & v) == 0 && b0 != b1) sc.visit.push_back({sc.b.data() + b0, b1 - b0});
+      if (b0 != b1)
+        sc.visit.push_back({sc.b.data() + b0, sc.offsets.data() + b0 * chunks, b1 - b0});
+      if (v == 0) break;
     }
     if (sc.visit.empty()) continue;
     const std::size_t size = a1 - a0;
-    const int rest = useful - c;
     // A group just over a multiple of 512 ends in a block that a W = 4 pass fills better.
     const std::size_t full = size & ~std::size_t{511};
     if (full != 0 && size - full <= 256) {
@@ -827,8 +950,8 @@ struct Scratch {
     for (std::vector<std::uint64_t>* out : {&east_sorted, &west_sorted})
       reserve(*out, std::min(2 * size.leaves, chunk) + 16);  // SettledHalf::next grows it
     // count_disjoint_sliced's storage at its widest: 2 kMaxN diagonals, W = 8.
-    reserve(sieve.slices,
-            (2 * kMaxN + kChunkValues * ((2 * kMaxN + kChunkBits - 1) / kChunkBits)) * 8 + 8);
+    reserve(sieve.slices, 2 * kMaxN * 8 + chunks_of(2 * kMaxN) * kTableBytes / 8 + 8);
+    reserve(sieve.offsets, size.leaves * chunks_of(2 * (n - 1)));
     reserve(sieve.a, size.leaves);
     reserve(sieve.b, size.leaves);
     reserve(sieve.a_start, (std::size_t{1} << kMaxCuts) + 1);
