@@ -43,6 +43,8 @@ int run_estimate(const EstimateArgs& args) {
   EstimateConfig config;
   config.n = args.n;
   config.samples = args.samples;
+  config.pieces = args.pieces;
+  config.check = args.check;
   config.seconds = args.seconds;
   config.seed = static_cast<std::uint64_t>(args.seed);
   config.procs = args.procs;
@@ -62,6 +64,8 @@ int run_estimate(const EstimateArgs& args) {
     j["tasks"] = r->tasks;
     j["strata"] = r->strata;
     j["samples"] = r->samples;
+    j["pieces"] = args.pieces;
+    j["sampled_within"] = r->sampled_within;
     j["seed"] = args.seed;
     j["sample_cpu_seconds"] = r->sample_seconds;
     auto interval = [](const Interval& i, double scale = 1) {
@@ -77,8 +81,15 @@ int run_estimate(const EstimateArgs& args) {
     j["wall_seconds"] = r->wall_seconds;
     j["efficiency"] = r->efficiency;
     j["seconds"] = r->seconds;
+    if (args.check > 0) {
+      j["checked"] = r->checked;
+      j["checked_solutions"] = r->checked_solutions;
+      j["check_cpu_seconds"] = r->check_seconds;
+      j["check_failure"] = r->check_failure;
+    }
     std::cout << j.dump() << "\n";
-    return 0;
+    if (!r->check_failure.empty()) print_error("check failed: " + r->check_failure);
+    return r->check_failure.empty() ? 0 : 1;
   }
   std::ostringstream o;
   auto line = [&](const std::string& k, const std::string& v) {
@@ -90,6 +101,9 @@ int run_estimate(const EstimateArgs& args) {
   line("sample", std::to_string(r->samples) + " subproblems in " + std::to_string(r->strata) +
                      " strata, " + fixed(r->sample_seconds, 1) + " CPU s, seed " +
                      std::to_string(args.seed));
+  if (r->sampled_within > 0)
+    line("", std::to_string(r->sampled_within) + " of them too large to count whole: " +
+                 std::to_string(args.pieces) + " of their chunk pairs counted (--pieces)");
   line("core-hours", general(cs.value / 3600) + "  (95%: " + general(cs.low / 3600) + " .. " +
                          general(cs.high / 3600) + ")");
   line("total", general(r->total.value) + "  (95%: " + general(r->total.low) + " .. " +
@@ -98,8 +112,19 @@ int run_estimate(const EstimateArgs& args) {
        mib(r->worker_bytes) + " per worker, " + mib(r->process_bytes) + " per process besides");
   line("wall", duration(r->wall_seconds) + " on " + std::to_string(r->procs) +
                    " workers (simulated, efficiency " + fixed(r->efficiency, 3) + ")");
+  if (args.check > 0)
+    line("check", r->check_failure.empty()
+                      ? std::to_string(r->checked) + " subproblems (" +
+                            std::to_string(r->checked_solutions) +
+                            " solutions) counted alike by the join and the search, " +
+                            fixed(r->check_seconds, 1) + " CPU s of search"
+                      : "FAILED: " + r->check_failure);
   line("took", fixed(r->seconds, 1) + " s");
   std::cout << o.str();
+  if (!r->check_failure.empty()) {
+    print_error("check failed: " + r->check_failure);
+    return 1;
+  }
   return 0;
 }
 

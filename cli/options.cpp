@@ -296,6 +296,15 @@ std::vector<OptionRow> option_table(Args& a) {
       {"estimate", "--samples", &a.estimate.samples,
        "subproblems to count (in up to 32 strata of equal estimated cost, at least two each)",
        std::pair{1LL, 1LL << 20}},
+      {"estimate", "--pieces", &a.estimate.pieces,
+       "of a sampled subproblem too large for one chunk of the join (from about n = 25), the "
+       "pairs of chunks to count (drawn at random; the rest estimated from them)",
+       std::pair{1LL, 1LL << 20}},
+      {"estimate", "--check", &a.estimate.check,
+       "also count this many subproblems whole, by the join and by the best backtracking "
+       "kernel, and exit 1 if they disagree (the cheapest of 64 times as many drawn: the search "
+       "takes seconds a subproblem at n = 24, minutes at 28)",
+       std::pair{0LL, 1024LL}},
       {"estimate", "--seconds", &a.estimate.seconds,
        "stop drawing more samples once this many seconds have passed (after two per stratum; "
        "default 0: no limit)"},

@@ -64,6 +64,8 @@ struct SimulateArgs {
 struct EstimateArgs {
   int n = 0;
   int samples = 64;
+  int pieces = 2;
+  int check = 0;
   double seconds = 0;  // 0: no limit
   long long seed = 1;
   int procs = 1000;

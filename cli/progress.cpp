@@ -57,9 +57,13 @@ void ProgressLine::draw(double elapsed) {
 }
 
 std::string format_duration(double seconds) {
-  if (!(seconds >= 0) || seconds > 1e9) return "?";
-  const auto s = static_cast<unsigned long long>(seconds + 0.5);
+  if (!(seconds >= 0) || seconds > 1e15) return "?";
   char buf[32];
+  if (seconds >= 365.25 * 86400) {  // a frontier board on a few cores: years
+    std::snprintf(buf, sizeof buf, "%.3gy", seconds / (365.25 * 86400));
+    return buf;
+  }
+  const auto s = static_cast<unsigned long long>(seconds + 0.5);
   if (s < 60)
     std::snprintf(buf, sizeof buf, "%llus", s);
   else if (s < 3600)

@@ -60,6 +60,17 @@ void prepare_join(int n) {
 }
 }  // namespace
 
+void set_join_watch(const JoinWatch& watch) {
+  if (has_avx512()) set_join_watch_avx512(watch);
+  set_join_watch_scalar(watch);  // and the cross-check's, the baseline build (join-check)
+}
+
+JoinSample sample_join(const Subproblem& s, std::uint64_t pieces, std::uint64_t seed,
+                       double (*clock)()) {
+  return has_avx512() ? sample_join_avx512(s, pieces, seed, clock)
+                      : sample_join_scalar(s, pieces, seed, clock);
+}
+
 void set_join_limits(std::size_t chunk, std::size_t parts) {
   set_join_limits_scalar(chunk, parts);
   if (has_avx512()) set_join_limits_avx512(chunk, parts);
@@ -108,6 +119,16 @@ constexpr std::array<Kernel, kKernelCount> kKernels{
 constexpr std::size_t kScalar = 2;
 
 }  // namespace
+
+const Kernel& join_check_kernel() {
+  static constexpr Kernel kCheck{
+      "join-check",        "the join's baseline build, cut into other chunks",
+      "nothing",           &always,
+      &count_join_check,   PlanKind::kRowSplit,
+      &isa_scalar,         false,
+      &prepare_join_scalar};
+  return kCheck;
+}
 
 std::string_view plan_kind_name(PlanKind kind) {
   switch (kind) {

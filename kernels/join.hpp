@@ -358,12 +358,18 @@ struct SettledHalf {
   int row_of[kMaxN] = {};
   Mask squares[kMaxN] = {};
   std::uint64_t bits[kMaxN][kMaxN] = {};  // crossing bits of (row j of the half, column c)
-  // The depth-first walk over the top part (enumerate_part's loop, stopped and resumed).
-  Mask cols[kMaxN + 1] = {}, ld[kMaxN + 1] = {}, rd[kMaxN + 1] = {}, avail[kMaxN + 1] = {};
-  std::uint64_t anti[kMaxN + 1] = {}, main[kMaxN + 1] = {}, pattern[kMaxN + 1] = {};
-  int depth = 0;
-  bool done = true;
-  std::uint64_t candidates = 0;  // bottom placements examined since rewind()
+  // The depth-first walk over the top part (enumerate_part's loop, stopped and resumed): a
+  // plain value, so that a copy taken before next() makes that chunk again later (sampling).
+  struct Walk {
+    Mask cols[kMaxN + 1] = {}, ld[kMaxN + 1] = {}, rd[kMaxN + 1] = {}, avail[kMaxN + 1] = {};
+    std::uint64_t anti[kMaxN + 1] = {}, main[kMaxN + 1] = {}, pattern[kMaxN + 1] = {};
+    int depth = 0;
+    bool done = true;
+    std::uint64_t candidates = 0;  // bottom placements examined since rewind()
+  };
+  Walk walk;
+  bool done() const { return walk.done; }
+  std::uint64_t candidates() const { return walk.candidates; }
   const HalfScratch* parts = nullptr;
 
   // Reads the half's rows from b and readies its bottom part in hs (reused when the previous
@@ -420,12 +426,12 @@ struct SettledHalf {
 
   // Restarts the walk at the first top placement.
   void rewind() {
-    cols[0] = ld[0] = rd[0] = 0;
-    anti[0] = main[0] = pattern[0] = 0;
-    avail[0] = squares[0];
-    depth = 0;
-    done = false;
-    candidates = 0;
+    walk.cols[0] = walk.ld[0] = walk.rd[0] = 0;
+    walk.anti[0] = walk.main[0] = walk.pattern[0] = 0;
+    walk.avail[0] = squares[0];
+    walk.depth = 0;
+    walk.done = false;
+    walk.candidates = 0;
   }
 
   // The next chunk: writes the crossing bits of up to `capacity` placements to out (grown as
@@ -433,16 +439,19 @@ struct SettledHalf {
   // returns 0 only then. capacity must hold the largest bucket (parts_limit of setup).
   std::size_t next(std::vector<std::uint64_t>& out, std::size_t capacity) {
     const HalfScratch& hs = *parts;
+    Mask *cols = walk.cols, *ld = walk.ld, *rd = walk.rd, *avail = walk.avail;
+    std::uint64_t *anti = walk.anti, *main = walk.main, *pattern = walk.pattern;
+    std::uint64_t& candidates = walk.candidates;
     const int low = std::countr_zero(half);
     const bool contiguous = std::has_single_bit((half >> low) + 1);
     const std::uint32_t all = top == k ? 0 : (1u << k) - 1;
     std::size_t n = 0;
-    int d = depth;
+    int d = walk.depth;
     for (;;) {
       const Mask a = avail[d];
       if (a == 0) {
         if (d == 0) {
-          done = true;
+          walk.done = true;
           break;
         }
         --d;
@@ -482,7 +491,7 @@ struct SettledHalf {
       pattern[d] = np;
       avail[d] = next_squares;
     }
-    depth = d;
+    walk.depth = d;
     return n;
   }
 };
@@ -933,6 +942,8 @@ struct Scratch {
   std::vector<std::uint32_t> east_start, west_start;
   HalfScratch east_half, west_half;
   SettledHalf east_walk, west_walk;
+  std::vector<SettledHalf::Walk> east_starts, west_starts;  // sampling's chunk starts
+  JoinWatch watch;                                          // the calling thread's (kernels.hpp)
   // Placements per chunk of a settled half, and the largest bottom part: kJoinMaxLeaves and
   // kJoinMaxParts, smaller in tests (set_join_limits) so that small boards take every path.
   std::size_t chunk = kJoinMaxLeaves, parts_limit = kJoinMaxParts;
@@ -972,6 +983,18 @@ inline Scratch& thread_scratch() {
   thread_local Scratch scratch;
   return scratch;
 }
+// The cross-check's own (kernels.hpp, count_join_check): chunks and bottom parts a quarter of
+// the count's, so that a large subproblem is cut and paired at other places than in the count
+// it checks.
+inline Scratch& check_scratch() {
+  thread_local Scratch scratch = [] {
+    Scratch s;
+    s.chunk = kJoinMaxLeaves / 4;
+    s.parts_limit = kJoinMaxParts / 4;
+    return s;
+  }();
+  return scratch;
+}
 
 inline void bucket(const std::vector<Leaf>& leaves, std::uint32_t buckets,
                    std::vector<std::uint32_t>& start, std::vector<std::uint64_t>& sorted) {
@@ -984,7 +1007,9 @@ inline void bucket(const std::vector<Leaf>& leaves, std::uint32_t buckets,
 // The pairs of a subproblem whose every row's half is settled: the east half's chunks against
 // the west half's. When the west half fits in one chunk it is made once; otherwise it is made
 // again for every east chunk (making a half costs far less than pairing it). `nodes` gets the
-// candidates each half examined, once per half.
+// candidates each half examined, once per half. After every pair of chunks the thread's watch
+// (kernels.hpp, JoinWatch) hears of the pairs examined, and may stop the count (its result is
+// then partial, and the caller drops it).
 inline std::uint64_t count_settled(const Board& b, Mask east, Mask west, Scratch& scratch,
                                    std::uint64_t& nodes) {
   SettledHalf& e = scratch.east_walk;
@@ -999,13 +1024,14 @@ inline std::uint64_t count_settled(const Board& b, Mask east, Mask west, Scratch
   e.rewind();
   std::size_t na = e.next(a, chunk);
   if (na == 0) {  // no east placement: the west half is not made
-    nodes = e.candidates;
+    nodes = e.candidates();
     return 0;
   }
   const int bits = 2 * b.window;
+  const JoinWatch watch = scratch.watch;
   w.rewind();
   std::size_t nz = w.next(z, chunk);
-  const bool west_whole = w.done;  // one chunk holds the whole west half: made once
+  const bool west_whole = w.done();  // one chunk holds the whole west half: made once
   std::uint64_t solutions = 0, west_candidates = 0;
   for (bool first = true;; first = false) {
     if (!west_whole && !first) {
@@ -1014,36 +1040,119 @@ inline std::uint64_t count_settled(const Board& b, Mask east, Mask west, Scratch
     }
     for (;;) {
       solutions += count_disjoint(a.data(), na, z.data(), nz, bits, scratch.sieve);
-      if (w.done || west_whole) break;
+      if (watch.poll && watch.poll(watch.context, static_cast<std::uint64_t>(na) * nz)) {
+        nodes = e.candidates() + (first ? w.candidates() : west_candidates);
+        return solutions;  // stopped
+      }
+      if (w.done() || west_whole) break;
       nz = w.next(z, chunk);
     }
-    if (first) west_candidates = w.candidates;
-    if (e.done) break;
+    if (first) west_candidates = w.candidates();
+    if (e.done()) break;
     na = e.next(a, chunk);
     if (na == 0) break;
   }
-  nodes = e.candidates + west_candidates;
+  nodes = e.candidates() + west_candidates;
   return solutions;
+}
+
+// A walk's chunk starts: walks the half once from the top, keeping the state each chunk began
+// in (so that any chunk can be made again), and returns how many chunks it made.
+inline std::size_t chunk_starts(SettledHalf& half, std::vector<std::uint64_t>& out,
+                                std::size_t chunk, std::vector<SettledHalf::Walk>& starts) {
+  starts.clear();
+  half.rewind();
+  for (;;) {
+    const SettledHalf::Walk at = half.walk;
+    if (half.next(out, chunk) == 0) break;
+    starts.push_back(at);
+    if (half.done()) break;
+  }
+  return starts.size();
+}
+
+// `pieces` distinct numbers of [0, total), drawn uniformly (Floyd's algorithm), ascending; all
+// of them when pieces >= total.
+inline void draw_pieces(std::uint64_t total, std::uint64_t pieces, std::uint64_t seed,
+                        std::vector<std::uint64_t>& out) {
+  out.clear();
+  if (pieces >= total) {
+    for (std::uint64_t i = 0; i < total; ++i) out.push_back(i);
+    return;
+  }
+  std::uint64_t state = seed;
+  auto next = [&] {  // splitmix64
+    std::uint64_t x = (state += 0x9e3779b97f4a7c15ull);
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  };
+  for (std::uint64_t j = total - pieces; j < total; ++j) {
+    const std::uint64_t t = next() % (j + 1);
+    out.push_back(std::find(out.begin(), out.end(), t) == out.end() ? t : j);
+  }
+  std::sort(out.begin(), out.end());
+}
+
+// sample_join (kernels.hpp) on a settled subproblem.
+template <class Clock>
+JoinSample sample_settled(const Board& b, Mask east, Mask west, Scratch& scratch,
+                          std::uint64_t pieces, std::uint64_t seed, Clock clock) {
+  JoinSample r;
+  r.settled = true;
+  SettledHalf& e = scratch.east_walk;
+  SettledHalf& w = scratch.west_walk;
+  const std::size_t chunk = std::max(scratch.chunk, scratch.parts_limit);
+  std::vector<std::uint64_t>& a = scratch.east_sorted;
+  std::vector<std::uint64_t>& z = scratch.west_sorted;
+  const double t0 = clock();
+  if (!e.setup(b, east, scratch.east_half, scratch.parts_limit) ||
+      !w.setup(b, west, scratch.west_half, scratch.parts_limit)) {
+    r.setup_seconds = clock() - t0;
+    return r;
+  }
+  if (pieces == 0) {  // only the bottom parts readied (for the next subproblem to reuse)
+    r.setup_seconds = clock() - t0;
+    return r;
+  }
+  r.east_chunks = chunk_starts(e, a, chunk, scratch.east_starts);
+  const double t1 = clock();
+  r.setup_seconds = t1 - t0;
+  if (r.east_chunks == 0) return r;
+  r.west_chunks = chunk_starts(w, z, chunk, scratch.west_starts);
+  r.west_seconds = clock() - t1;
+  std::vector<std::uint64_t> picked;
+  draw_pieces(r.east_chunks * r.west_chunks, pieces, seed, picked);
+  const int bits = 2 * b.window;
+  for (const std::uint64_t piece : picked) {
+    e.walk = scratch.east_starts[piece / r.west_chunks];
+    const std::size_t na = e.next(a, chunk);
+    w.walk = scratch.west_starts[piece % r.west_chunks];
+    const std::size_t nz = w.next(z, chunk);
+    const double t = clock();
+    r.solutions += count_disjoint(a.data(), na, z.data(), nz, bits, scratch.sieve);
+    r.pair_seconds += clock() - t;
+    ++r.pieces;
+  }
+  return r;
 }
 
 }  // namespace join_detail
 
-// Completions of `s` by the join, or `fallback(s)` when the subproblem does not suit it
-// (fewer than 2 open rows per half, or free columns that do not match the open rows).
-template <class Fallback>
-Tally count_join(const Subproblem& s, Fallback&& fallback) {
-  using namespace join_detail;
+// The join's view of a subproblem: its board, halves and crossing window.
+enum class Shape { kOther, kEmpty, kJoin };  // not for the join; no solution; the join's
+inline Shape board_of(const Subproblem& s, join_detail::Board& b, Mask& east, Mask& west) {
   const int rows = s.rows;
   const Mask free_cols = s.full & ~s.cols;
-  if (rows < 4 || std::popcount(free_cols) != rows) return fallback(s);
-  Board b;
+  if (rows < 4 || std::popcount(free_cols) != rows) return Shape::kOther;
   b.rows = rows;
   b.all_rows = rows == 32 ? ~0u : (1u << rows) - 1;
   for (int i = 0; i < rows; ++i) {
     b.allowed[i] = open_row_squares(s, i);
-    if (b.allowed[i] == 0) return {0, 0};
+    if (b.allowed[i] == 0) return Shape::kEmpty;
   }
-  const Mask west = join_west_columns(s), east = free_cols & ~west;
+  west = join_west_columns(s);
+  east = free_cols & ~west;
   b.last_west = 31 - std::countl_zero(west);
   b.first_east = std::countr_zero(east);
   b.window = rows - (b.first_east - b.last_west);
@@ -1054,16 +1163,34 @@ Tally count_join(const Subproblem& s, Fallback&& fallback) {
     forced_east += in_east && !in_west;
   }
   const int open_east = std::popcount(east) - forced_east;
-  const int open = std::popcount(b.open_rows);
-  if (open_east < 0 || open_east > open) return {0, 0};
-  Scratch& scratch = thread_scratch();
+  if (open_east < 0 || open_east > std::popcount(b.open_rows)) return Shape::kEmpty;
+  return Shape::kJoin;
+}
+
+// Completions of `s` by the join, or `fallback(s)` when the subproblem does not suit it
+// (fewer than 2 open rows per half, or free columns that do not match the open rows).
+template <class Fallback>
+Tally count_join(const Subproblem& s, Fallback&& fallback,
+                 join_detail::Scratch& scratch = join_detail::thread_scratch()) {
+  using namespace join_detail;
+  Board b;
+  Mask east = 0, west = 0;
+  const Shape shape = board_of(s, b, east, west);
+  if (shape == Shape::kOther) return fallback(s);
+  if (shape == Shape::kEmpty) return {0, 0};
   Tally t;
-  const int bits = 2 * b.window;
   if (b.open_rows == 0) {  // one bucket: the subproblem names the east rows
     scratch.prepare(std::popcount(s.full));
     t.solutions = count_settled(b, east, west, scratch, t.nodes);
     return t;
   }
+  // The general path: rows open to both halves, a bucket per east row set.
+  int forced_east = 0;
+  for (int i = 0; i < s.rows; ++i)
+    forced_east += (b.allowed[i] & east) != 0 && (b.allowed[i] & west) == 0;
+  const int open = std::popcount(b.open_rows);
+  const int open_east = std::popcount(east) - forced_east;
+  const int bits = 2 * b.window;
   const std::uint32_t buckets = kBinomials.c[open][open_east];
   if (buckets > kJoinMaxLeaves) return fallback(s);  // the bucket table would not be bounded
   scratch.east.clear();
@@ -1082,6 +1209,18 @@ Tally count_join(const Subproblem& s, Fallback&& fallback) {
                                   scratch.west_sorted.data() + w0, w1 - w0, bits, scratch.sieve);
   }
   return t;
+}
+
+// sample_join (kernels.hpp): part of a settled subproblem's count, timed by `clock`.
+template <class Clock>
+JoinSample sample_join(const Subproblem& s, std::uint64_t pieces, std::uint64_t seed, Clock clock) {
+  using namespace join_detail;
+  Board b;
+  Mask east = 0, west = 0;
+  if (board_of(s, b, east, west) != Shape::kJoin || b.open_rows != 0) return {};
+  Scratch& scratch = thread_scratch();
+  scratch.prepare(std::popcount(s.full));
+  return sample_settled(b, east, west, scratch, pieces, seed, clock);
 }
 
 }  // namespace nq::NQ_KERNEL_NAMESPACE

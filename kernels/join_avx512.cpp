@@ -24,6 +24,15 @@ void prepare_join_avx512(int n) {
   join_avx512::join_detail::thread_scratch().prepare(n);
 }
 
+void set_join_watch_avx512(const JoinWatch& watch) {
+  join_avx512::join_detail::thread_scratch().watch = watch;
+}
+
+JoinSample sample_join_avx512(const Subproblem& s, std::uint64_t pieces, std::uint64_t seed,
+                              double (*clock)()) {
+  return join_avx512::sample_join(s, pieces, seed, clock);
+}
+
 void set_join_limits_avx512(std::size_t chunk, std::size_t parts) {
   join_avx512::join_detail::Scratch& s = join_avx512::join_detail::thread_scratch();
   s.chunk = chunk != 0 ? chunk : kJoinMaxLeaves;

@@ -10,8 +10,24 @@ void count_join_scalar(std::span<const Subproblem> in, std::span<Tally> out) {
     out[i] = join_scalar::count_join(in[i], &count_one_scalar);
 }
 
+void count_join_check(std::span<const Subproblem> in, std::span<Tally> out) {
+  for (std::size_t i = 0; i < in.size(); ++i)
+    out[i] = join_scalar::count_join(in[i], &count_one_scalar,
+                                     join_scalar::join_detail::check_scratch());
+}
+
 void prepare_join_scalar(int n) {
   join_scalar::join_detail::thread_scratch().prepare(n);
+}
+
+void set_join_watch_scalar(const JoinWatch& watch) {
+  join_scalar::join_detail::thread_scratch().watch = watch;
+  join_scalar::join_detail::check_scratch().watch = watch;  // the cross-check's (join-check)
+}
+
+JoinSample sample_join_scalar(const Subproblem& s, std::uint64_t pieces, std::uint64_t seed,
+                              double (*clock)()) {
+  return join_scalar::sample_join(s, pieces, seed, clock);
 }
 
 void set_join_limits_scalar(std::size_t chunk, std::size_t parts) {

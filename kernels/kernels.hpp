@@ -112,9 +112,55 @@ inline Mask join_west_columns(const Subproblem& s) {
   return west;
 }
 void count_join_scalar(std::span<const Subproblem> in, std::span<Tally> out);
+// The join's second opinion on the boards where the search is too slow to check it (from
+// kJoinCheckedBySelfFromN: a row-split subproblem takes the search about 250 times as long as
+// the join at n = 20 to 22, hours at n = 28): the baseline build, its halves cut into chunks and
+// bottom parts a quarter of the count's. It shares the join's method, not its SIMD code or its
+// cut points: it catches faults and the AVX-512 paths' errors, and the tests hold the method
+// itself against the search.
+void count_join_check(std::span<const Subproblem> in, std::span<Tally> out);
+const Kernel& join_check_kernel();  // "join-check", not in the table (not a --kernel choice)
+inline constexpr int kJoinCheckedBySelfFromN = 24;
 void count_join_avx512(std::span<const Subproblem> in, std::span<Tally> out);
 void prepare_join_scalar(int n);
 void prepare_join_avx512(int n);
+// What the join reports while it counts a large subproblem, and how it is told to stop: after
+// every pair of chunks (a subproblem from n = 24 on may have thousands), poll(context, pairs)
+// hears how many candidate pairs were just examined, and returns true to stop the count at once
+// (its tally is then partial, and the caller must drop it).
+struct JoinWatch {
+  bool (*poll)(void* context, std::uint64_t pairs) = nullptr;
+  void* context = nullptr;
+};
+// The calling thread's watch, in the build the dispatcher runs and in join-check's (below; a
+// default JoinWatch: none).
+void set_join_watch(const JoinWatch& watch);
+void set_join_watch_scalar(const JoinWatch& watch);
+void set_join_watch_avx512(const JoinWatch& watch);
+
+// Part of one row-split subproblem's count, for estimates: both halves are walked once, cut
+// into chunks as a count cuts them (kJoinMaxLeaves placements), and `pieces` of the east x west
+// chunk pairs, drawn at random (seeded), are paired (all of them when there are no more). The
+// times are `clock()`'s (the caller's: its thread's CPU seconds). A count of the subproblem
+// would find about (east_chunks west_chunks / pieces) solutions per solution here, and take
+// setup + (west_chunks == 1 ? 1 : east_chunks) west + (east_chunks west_chunks / pieces) pairs
+// seconds: it makes the west half once per east chunk unless one chunk holds it. With pieces 0
+// only the halves' bottom parts are made (and kept for the next subproblem, as in a count).
+struct JoinSample {
+  bool settled = false;  // false: not a row-split subproblem, nothing counted
+  std::uint64_t east_chunks = 0, west_chunks = 0;
+  std::uint64_t pieces = 0;     // chunk pairs counted
+  std::uint64_t solutions = 0;  // in the pieces counted
+  double setup_seconds = 0;     // the halves' bottom parts and the walk of the east half
+  double west_seconds = 0;      // one walk of the west half
+  double pair_seconds = 0;      // pairing the pieces (not remaking their chunks)
+};
+JoinSample sample_join(const Subproblem& s, std::uint64_t pieces, std::uint64_t seed,
+                       double (*clock)());
+JoinSample sample_join_scalar(const Subproblem& s, std::uint64_t pieces, std::uint64_t seed,
+                              double (*clock)());
+JoinSample sample_join_avx512(const Subproblem& s, std::uint64_t pieces, std::uint64_t seed,
+                              double (*clock)());
 // For tests: the calling thread's join chunk (placements of a settled half paired at a time)
 // and bottom-part limit, in both builds (0: the defaults, kJoinMaxLeaves and kJoinMaxParts).
 // Small limits make small boards take the paths that only large boards need otherwise.

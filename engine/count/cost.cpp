@@ -108,6 +108,10 @@ std::uint64_t estimate_join_cost(const Subproblem& s, int probe_rows) {
                                                  west_leaves * east_leaves / kJoinPairsPerLeaf));
 }
 
+std::uint64_t join_pairs_cost(std::uint64_t pairs) {
+  return static_cast<std::uint64_t>(static_cast<double>(pairs) / kJoinPairsPerLeaf);
+}
+
 std::uint64_t estimate_plan_cost(const Plan& plan, std::size_t i) {
   const int rows = cost_probe_rows(plan.n);
   if (!plan.rowsplit()) return estimate_cost(plan.subproblems[i], rows);

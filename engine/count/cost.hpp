@@ -30,6 +30,9 @@ std::uint64_t estimate_cost(const Subproblem& s, int probe_rows);
 // part per task. Worst progress gap with it: 4.6 points at n = 17, 3.3 at n = 18 (4.4 with the
 // width, 6.1 counting subproblems). Deterministic. Any other subproblem gets estimate_cost.
 std::uint64_t estimate_join_cost(const Subproblem& s, int probe_rows);
+// The part of estimate_join_cost that `pairs` candidate pairs of half-boards stand for: what a
+// count reports as it goes through a large subproblem (kernels.hpp, JoinWatch).
+std::uint64_t join_pairs_cost(std::uint64_t pairs);
 
 // The cost of task i of the plan: estimate_cost of its subproblem, or, in the row-split plan (the
 // join's), the sum of estimate_join_cost over the subproblems of its ranks.

@@ -33,11 +33,13 @@ bool cross_check_selected(double fraction, std::uint64_t seed, std::uint64_t id)
 // fraction and the seed, never 0; 0 when the fraction is 0 (off).
 std::uint32_t cross_check_tag(double fraction, std::uint64_t seed);
 
-// The independent kernel that counts the cross-checked subproblems of a run on `kernel`: the
-// best backtracking kernel for the join and the reference kernel, the scalar kernel for the
-// lane-parallel ones and the scalar search's variants, and the top-to-bottom variant
-// (scalar-rows, kernels/ordered.cpp) for the scalar kernel.
-const Kernel& cross_check_kernel(const Kernel& kernel);
+// The independent kernel that counts the cross-checked subproblems of a run of an n-board on
+// `kernel`: the best backtracking kernel for the join (from n = 24, where the search takes hours
+// a subproblem, the join's own baseline build cut elsewhere: join_check_kernel in kernels.hpp)
+// and the reference kernel, the scalar kernel for the lane-parallel ones and the scalar
+// search's variants, and the top-to-bottom variant (scalar-rows, kernels/ordered.cpp) for the
+// scalar kernel.
+const Kernel& cross_check_kernel(const Kernel& kernel, int n);
 
 struct CountConfig {
   int n = 0;

@@ -47,6 +47,8 @@ struct Draw {
   int stratum = 0;
   double seconds = 0;
   double solutions = 0;  // weighted
+  bool within = false;   // only some of its chunk pairs counted
+  double spent = 0;      // CPU seconds this draw took
 };
 
 // The two-sided 95% quantile of Student's t with `df` degrees of freedom (the normal's from 30):
@@ -72,11 +74,14 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
     return Error{"n must be between 4 and " + std::to_string(kMaxN) + ", got " + std::to_string(n)};
   if (config.samples < 1)
     return Error{"samples must be at least 1, got " + std::to_string(config.samples)};
+  if (config.pieces < 1)
+    return Error{"pieces must be at least 1, got " + std::to_string(config.pieces)};
   if (!(config.seconds >= 0) || !std::isfinite(config.seconds))
     return Error{"seconds must be a number >= 0, got " + std::to_string(config.seconds)};
   if (config.procs < 1) return Error{"procs must be at least 1"};
   if (config.node_cores < 1) return Error{"node cores must be at least 1"};
   if (config.threads < 0) return Error{"threads must be at least 1"};
+  if (config.check < 0) return Error{"check must be at least 0"};
   const Kernel* join = find_kernel("join");
   if (!join || !join->supported()) return Error{"the join kernel cannot run here"};
   const auto start = std::chrono::steady_clock::now();
@@ -166,23 +171,32 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
           prepared = n;
         }
         Draw& d = draws[i];
+        const double start_cpu = thread_cpu_seconds();
         const RowSplitKey key = rowsplit_key(n, d.rank);
         const Subproblem s = rowsplit_subproblem(n, key);
-        Tally t;
         // In a count the kernel comes to a subproblem from its neighbour in plan order, whose
-        // half-boards it partly reuses: that neighbour is counted first, untimed, so that the
+        // bottom parts it mostly reuses: the neighbour's are made first, untimed, so that the
         // timed count sees what it would see in the run (counted cold, the samples' time was
         // 2 to 2.5 times the measured at n = 18 and 20).
         for (std::uint64_t before = d.rank; before-- > 0 && before + 64 > d.rank;)
           if (const RowSplitKey k = rowsplit_key(n, before); k.weight != 0) {
-            const Subproblem warm = rowsplit_subproblem(n, k);
-            join->count(std::span<const Subproblem>(&warm, 1), std::span<Tally>(&t, 1));
+            sample_join(rowsplit_subproblem(n, k), 0, 0, &thread_cpu_seconds);
             break;
           }
-        const double t0 = thread_cpu_seconds();
-        join->count(std::span<const Subproblem>(&s, 1), std::span<Tally>(&t, 1));
-        d.seconds = thread_cpu_seconds() - t0;
-        d.solutions = static_cast<double>(key.weight) * static_cast<double>(t.solutions);
+        const JoinSample js =
+            sample_join(s, static_cast<std::uint64_t>(config.pieces),
+                        config.seed * 0x9e3779b97f4a7c15ull + d.rank, &thread_cpu_seconds);
+        // The two-stage estimate of the subproblem's count and time (kernels.hpp, JoinSample).
+        const double pieces =
+            static_cast<double>(js.east_chunks) * static_cast<double>(js.west_chunks);
+        const double scale = js.pieces ? pieces / static_cast<double>(js.pieces) : 0;
+        d.within = js.pieces < js.east_chunks * js.west_chunks;
+        d.seconds =
+            js.setup_seconds +
+            static_cast<double>(js.west_chunks <= 1 ? 1 : js.east_chunks) * js.west_seconds +
+            scale * js.pair_seconds;
+        d.solutions = static_cast<double>(key.weight) * static_cast<double>(js.solutions) * scale;
+        d.spent = thread_cpu_seconds() - start_cpu;
       });
     });
   }
@@ -208,7 +222,10 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
     add(zs, sec, sec_var);
     add(zq, q, q_var);
   }
-  for (const Draw& d : draws) r.sample_seconds += d.seconds;
+  for (const Draw& d : draws) {
+    r.sample_seconds += d.spent;
+    r.sampled_within += d.within;
+  }
   r.n = n;
   r.subproblems = rowsplit_subproblems(n);
   r.ranks = plan.ranks;
@@ -243,6 +260,44 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
   r.procs = config.procs;
   r.wall_seconds = run.makespan;
   r.efficiency = run.efficiency;
+  // The check: uniform draws, the cheapest counted whole by both kernels.
+  if (config.check > 0) {
+    std::mt19937_64 pick(config.seed ^ 0x636865636bull ^ (static_cast<std::uint64_t>(n) << 48));
+    std::uniform_int_distribution<std::uint64_t> any(0, plan.ranks - 1);
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> drawn;  // (cost, rank)
+    const std::size_t want = 64 * static_cast<std::size_t>(config.check);
+    while (drawn.size() < want)
+      if (const std::uint64_t rank = any(pick); rowsplit_key(n, rank).weight != 0)
+        drawn.emplace_back(estimate_join_cost(rowsplit_subproblem(n, rowsplit_key(n, rank)), probe),
+                           rank);
+    std::sort(drawn.begin(), drawn.end());
+    drawn.resize(static_cast<std::size_t>(config.check));
+    struct Checked {
+      std::uint64_t join = 0, search = 0;
+      double seconds = 0;
+    };
+    std::vector<Checked> checked(drawn.size());
+    const Kernel& search = best_kernel();
+    arena.execute([&] {
+      tbb::parallel_for(std::size_t{0}, drawn.size(), [&](std::size_t i) {
+        const Subproblem s = rowsplit_subproblem(n, rowsplit_key(n, drawn[i].second));
+        Tally a, b;
+        join->count(std::span<const Subproblem>(&s, 1), std::span<Tally>(&a, 1));
+        const double t0 = thread_cpu_seconds();
+        search.count(std::span<const Subproblem>(&s, 1), std::span<Tally>(&b, 1));
+        checked[i] = {a.solutions, b.solutions, thread_cpu_seconds() - t0};
+      });
+    });
+    for (std::size_t i = 0; i < checked.size(); ++i) {
+      r.check_seconds += checked[i].seconds;
+      r.checked_solutions += checked[i].search;
+      if (checked[i].join != checked[i].search && r.check_failure.empty())
+        r.check_failure = "rank " + std::to_string(drawn[i].second) + ": the join counted " +
+                          std::to_string(checked[i].join) + " solutions, the " +
+                          std::string(search.name) + " search " + std::to_string(checked[i].search);
+    }
+    r.checked = static_cast<int>(checked.size());
+  }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }

@@ -12,11 +12,18 @@
 // stratum). The 95% interval is the estimate +- t standard errors (Student's t, with the draws
 // less one per stratum as degrees of freedom). The same draws estimate
 // the core-seconds (y = seconds) and Q(n) (y = the subproblem's weighted solutions).
+// A subproblem too large for one chunk of the join (kernels.hpp: from about n = 25 its halves
+// have millions of placements, and a count pairs them chunk by chunk, hours a subproblem at
+// n = 28) is itself sampled: its halves are walked once, and `pieces` of its chunk pairs are
+// drawn at random and counted (kernels.hpp, sample_join); y is then the unbiased two-stage
+// estimate, and the same per-stratum variance covers both stages (with replacement at the
+// first stage, the variance of the z's includes the second stage's).
 // Scaled onto the plan's costs, the estimated seconds also give a per-task profile that the
 // scaling simulator (schedule.hpp) replays on P workers for the wall time.
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "common/types.hpp"
 
@@ -25,11 +32,16 @@ namespace nq {
 struct EstimateConfig {
   int n = 0;               // 4..32
   int samples = 64;        // subproblems to count (at least two per stratum are)
+  int pieces = 2;          // chunk pairs counted of a sampled subproblem that has more
   double seconds = 0;      // stop once past this many seconds (0: no limit); >= 0
   std::uint64_t seed = 1;  // the sample is a function of n, samples and seed
   int procs = 1000;        // simulated workers for the wall time
   int node_cores = 64;     // cores per simulated NUMA node
   int threads = 0;         // threads counting the sample (0: every hardware thread)
+  // Subproblems also counted whole by the join and by the best backtracking kernel, which must
+  // agree: the cheapest (by the cost model) `check` of 64 check drawn uniformly (the search
+  // takes about 250 times as long as the join; seconds a subproblem at n = 24, minutes at 28).
+  int check = 0;
 };
 
 // An estimate with its 95% interval.
@@ -44,7 +56,8 @@ struct EstimateResult {
   std::uint64_t tasks = 0;        // and tasks
   int strata = 0;
   int samples = 0;                  // subproblems counted
-  double sample_seconds = 0;        // CPU seconds spent counting them
+  int sampled_within = 0;           // of which only some chunk pairs were counted
+  double sample_seconds = 0;        // CPU seconds spent on them
   Interval core_seconds;            // of the whole count (the join's counting)
   Interval total;                   // Q(n)
   std::uint64_t worker_bytes = 0;   // estimated peak memory per worker thread
@@ -53,6 +66,10 @@ struct EstimateResult {
   double wall_seconds = 0;  // the simulated wall time of the count on `procs` workers
   double efficiency = 0;    // its parallel efficiency
   double seconds = 0;       // this estimate's own wall time
+  int checked = 0;          // subproblems counted by both kernels (EstimateConfig::check)
+  std::uint64_t checked_solutions = 0;
+  double check_seconds = 0;   // CPU seconds the search took on them
+  std::string check_failure;  // empty, or the first subproblem the kernels disagree on
 };
 
 Expected<EstimateResult> estimate_count(const EstimateConfig& config);

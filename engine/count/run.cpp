@@ -294,10 +294,30 @@ class Counter {
     std::array<std::uint8_t, kBatch> weights;
     std::array<std::uint64_t, kBatch> ranks;
     std::array<Tally, kBatch> tallies, second;
-    // From n = 22 a subproblem takes seconds, and from 26 minutes: they go to the kernel one by
-    // one, and a cancel (Ctrl-C) is seen between them; the task it interrupts is dropped
-    // (neither counted nor recorded: a resumed run counts it again).
+    // From n = 22 a subproblem takes seconds, and from 26 minutes (hours at n = 28): they go to
+    // the kernel one by one, which reports the pairs it examines and polls for a stop as it goes
+    // (kernels.hpp, JoinWatch), so that the progress moves and a cancel (Ctrl-C) is seen within
+    // a subproblem; the task it interrupts is dropped (neither counted nor recorded: a resumed
+    // run counts it again).
     const std::size_t batch_size = plan_.n >= 22 ? 1 : kBatch;
+    struct Watched {
+      const Counter* counter;
+      std::uint64_t reported = 0;  // of the current subproblem's cost, already in the monitor
+      std::uint64_t cost = 0;      // its estimated cost
+    } watched{this};
+    const bool watching = batch_size == 1;
+    if (watching)
+      set_join_watch({[](void* context, std::uint64_t pairs) {
+                        auto& w = *static_cast<Watched*>(context);
+                        if (Monitor* monitor = w.counter->monitor_) {
+                          const std::uint64_t c =
+                              std::min(join_pairs_cost(pairs), w.cost - w.reported);
+                          monitor->cost_done.fetch_add(c, std::memory_order_relaxed);
+                          w.reported += c;
+                        }
+                        return w.counter->stopping();
+                      },
+                      &watched});
     std::size_t m = end - begin;
     const std::uint32_t* ids = ranges.layout.ids.data() + begin;
     std::uint64_t ahead = 0;  // cost the monitor has seen already (finished tasks only)
@@ -309,8 +329,17 @@ class Counter {
       const bool checked = check_.selected(ids[i]);
       std::uint64_t progressed = 0;  // of the task's cost, already in the monitor
       auto flush = [&] {
+        if (watching) {
+          watched.cost = estimate_join_cost(batch[0], cost_probe_rows(plan_.n));
+          watched.reported = 0;
+        }
         kernel_->count(std::span<const Subproblem>(batch.data(), held),
                        std::span<Tally>(tallies.data(), held));
+        if (watching && stopping()) {  // perhaps stopped half way: the task is dropped
+          cancelled = true;
+          held = 0;
+          return;
+        }
         if (checked) {  // every rank of the task again, on the second kernel
           check_.second().count(std::span<const Subproblem>(batch.data(), held),
                                 std::span<Tally>(second.data(), held));
@@ -324,10 +353,9 @@ class Counter {
           task.solutions += weights[k] * tallies[k].solutions;
           task.nodes += tallies[k].nodes;
         }
-        if (monitor_ && batch_size == 1) {  // progress within the task: it may take hours
-          const std::uint64_t c = estimate_join_cost(batch[0], cost_probe_rows(plan_.n));
-          monitor_->cost_done.fetch_add(c, std::memory_order_relaxed);
-          progressed += c;
+        if (monitor_ && watching) {  // the rest of the subproblem's cost, now it is done
+          monitor_->cost_done.fetch_add(watched.cost - watched.reported, std::memory_order_relaxed);
+          progressed += watched.cost;
         }
         held = 0;
         cancelled = stopping();
@@ -356,6 +384,7 @@ class Counter {
       tally.cross_checked += checked;
       ahead += progressed;
     }
+    if (watching) set_join_watch({});
     finish(std::span(finished.data(), m), part, ahead);
   }
 
@@ -454,7 +483,8 @@ double cross_check_fraction(const CountConfig& config) {
   return config.cross_check < 0 ? default_cross_check(config.n) : config.cross_check;
 }
 const Kernel& second_kernel(const CountConfig& config, const Kernel& kernel) {
-  return config.cross_check_kernel ? *config.cross_check_kernel : cross_check_kernel(kernel);
+  return config.cross_check_kernel ? *config.cross_check_kernel
+                                   : cross_check_kernel(kernel, config.n);
 }
 
 // hwloc reads the machine (tens of milliseconds, once per process) in the background, while
@@ -702,8 +732,11 @@ std::uint32_t cross_check_tag(double fraction, std::uint64_t seed) {
   return h ? h : 1;
 }
 
-const Kernel& cross_check_kernel(const Kernel& kernel) {
+const Kernel& cross_check_kernel(const Kernel& kernel, int n) {
   const Kernel& scalar = *find_kernel("scalar");
+  // The join on the largest boards: its own baseline build, cut elsewhere (kernels.hpp).
+  if (kernel.plan == PlanKind::kRowSplit && n >= kJoinCheckedBySelfFromN)
+    return join_check_kernel();
   // The join and the classic search: the best backtracking kernel, on the same subproblems (a
   // row-split subproblem and a classic one are boards with rows to fill, like any other).
   if (kernel.plan != PlanKind::kCanonical) return best_kernel();

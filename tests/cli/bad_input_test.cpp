@@ -116,6 +116,8 @@ const std::vector<Cmd>& table() {
       {"estimate",
        {{"--n", Kind::integer, "8", true},
         {"--samples", Kind::integer, "4"},
+        {"--pieces", Kind::integer, "2"},
+        {"--check", Kind::integer, "1"},
         {"--seconds", Kind::real, "1"},
         {"--seed", Kind::wide, "7"},
         {"--procs", Kind::integer, "2"},

@@ -67,6 +67,9 @@ TEST(Progress, DurationsReadNaturally) {
   EXPECT_EQ(format_duration(2 * 3600 + 5 * 60 + 10), "2h05m");
   EXPECT_EQ(format_duration(3 * 86400 + 4 * 3600), "3d04h");
   EXPECT_EQ(format_duration(-1), "?");
+  // Q(28) on a workstation: its ETA is in years, not "?".
+  EXPECT_EQ(format_duration(183.0 * 365.25 * 86400), "183y");
+  EXPECT_EQ(format_duration(2.5 * 365.25 * 86400), "2.5y");
 }
 
 // Progress into a file (stderr not a terminal, as under ctest): plain lines, no escape codes.

@@ -48,16 +48,30 @@ TEST(CrossCheck, EverySubproblemCheckedAtFractionOne) {
       EXPECT_NE(r.cross_check_kernel, r.kernel) << n << " " << kernel;
       EXPECT_FALSE(r.cancelled);
     }
+    // The join's own check (the second kernel from n = 24), on every subproblem.
+    const CountResult r = counted({.n = n,
+                                   .threads = 2,
+                                   .kernel = "join",
+                                   .cross_check = 1.0,
+                                   .cross_check_kernel = &join_check_kernel()});
+    EXPECT_EQ(r.cross_check_kernel, "join-check");
+    EXPECT_EQ(r.cross_checked, r.subproblems_total) << n;
+    EXPECT_TRUE(r.cross_check_failure.empty()) << r.cross_check_failure;
+    EXPECT_TRUE(r.orbits.total == known_value(n)->total) << n;
   }
 }
 
 TEST(CrossCheck, SecondKernelIsAnotherCodePath) {
-  EXPECT_EQ(cross_check_kernel(*find_kernel("join")).name, best_kernel().name);
-  EXPECT_EQ(cross_check_kernel(*find_kernel("reference")).name, best_kernel().name);
-  EXPECT_EQ(cross_check_kernel(*find_kernel("scalar")).name, "scalar-rows");
-  EXPECT_EQ(cross_check_kernel(*find_kernel("avx2")).name, "scalar");
-  EXPECT_EQ(cross_check_kernel(*find_kernel("avx512")).name, "scalar");
-  EXPECT_EQ(cross_check_kernel(ordered_kernel(RowOrder::fewest, true)).name, "scalar");
+  EXPECT_EQ(cross_check_kernel(*find_kernel("join"), 20).name, best_kernel().name);
+  EXPECT_EQ(cross_check_kernel(*find_kernel("reference"), 20).name, best_kernel().name);
+  EXPECT_EQ(cross_check_kernel(*find_kernel("scalar"), 20).name, "scalar-rows");
+  EXPECT_EQ(cross_check_kernel(*find_kernel("avx2"), 20).name, "scalar");
+  EXPECT_EQ(cross_check_kernel(*find_kernel("avx512"), 20).name, "scalar");
+  EXPECT_EQ(cross_check_kernel(ordered_kernel(RowOrder::fewest, true), 20).name, "scalar");
+  // From n = 24 the search takes hours a row-split subproblem: the join checks itself.
+  EXPECT_EQ(cross_check_kernel(*find_kernel("join"), 23).name, best_kernel().name);
+  EXPECT_EQ(cross_check_kernel(*find_kernel("join"), 24).name, "join-check");
+  EXPECT_EQ(cross_check_kernel(*find_kernel("join"), 28).name, "join-check");
   // The classic route's subproblems, counted again by a backtracking kernel.
   const CountResult r = counted({.n = 12, .threads = 2, .kernel = "reference", .cross_check = 1});
   EXPECT_TRUE(r.orbits.total == 14200u);
