@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/io/signal_scope.hpp"
 #include "cli/output.hpp"
+#include "common/types.hpp"
 #include "solve/blnq.hpp"
 
 namespace nq::cli {
@@ -27,8 +28,7 @@ bool parse_budget(const std::string& text, std::int64_t n, std::uint64_t& budget
     return true;
   }
   std::uint64_t k = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), k);
-  if (ec != std::errc{} || end != text.data() + text.size() || k < 1) return false;
+  if (!parse_decimal(text, k) || k < 1) return false;
   budget = k;
   return true;
 }
@@ -62,6 +62,7 @@ int run_solve_blnq(const SolveArgs& args) {
   config.n = args.n;
   config.runs = static_cast<std::uint64_t>(args.runs);
   config.threads = args.threads;
+  warn_if_oversubscribed(args.threads);
   if (!parse_budget(args.budget, args.n, config.budget)) {
     print_error("--budget '" + args.budget +
                 "' is not a budget; expected n2 (n^2 neighbours), 3n, or a whole number >= 1");

@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/io/output_file.hpp"
 #include "cli/output.hpp"
+#include "common/types.hpp"
 #include "solve/solve.hpp"
 
 namespace nq::cli {
@@ -21,10 +22,7 @@ namespace {
 bool parse_blocks(const std::string& text, std::uint64_t& J, std::uint64_t& K) {
   const std::size_t comma = text.find(',');
   if (comma == std::string::npos) return false;
-  auto number = [](std::string_view s, std::uint64_t& v) {
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    return ec == std::errc{} && end == s.data() + s.size() && !s.empty();
-  };
+  auto number = [](std::string_view s, std::uint64_t& v) { return parse_decimal(s, v); };
   const std::string_view all(text);
   return number(all.substr(0, comma), J) && number(all.substr(comma + 1), K);
 }

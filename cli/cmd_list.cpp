@@ -43,8 +43,8 @@ int run_list(const ListArgs& args) {
   });
   out.flush();
   if (out.failed() && !out.closed()) {
-    print_error("cannot write the output: " + out.error_text());
-    return 1;
+    print_error("cannot write to standard output: " + out.error_text());
+    return 2;
   }
   return 0;
 }

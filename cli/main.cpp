@@ -1,5 +1,9 @@
 // nqcount: parse, validate, call the engine, print. Nothing else lives here.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <map>
@@ -17,6 +21,34 @@ bool is_command(const char* word) {
   for (const auto& c : nq::cli::commands())
     if (std::strcmp(word, c.name) == 0) return true;
   return false;
+}
+
+// The command the parser saw, run.
+int run_command(const nq::cli::Args& args, std::map<std::string, CLI::App*>& subs) {
+  if (subs["count"]->parsed()) return nq::cli::run_count(args.count);
+  if (subs["table"]->parsed()) return nq::cli::run_table(args.table);
+  if (subs["orbit"]->parsed()) return nq::cli::run_orbit(args.orbit);
+  if (subs["edit"]->parsed()) return nq::cli::run_edit(args.edit);
+  if (subs["orbits"]->parsed()) return nq::cli::run_orbits(args.orbits);
+  if (subs["group"]->parsed()) return nq::cli::run_group(args.group);
+  if (subs["list"]->parsed()) return nq::cli::run_list(args.list);
+  if (subs["solve"]->parsed()) return nq::cli::run_solve(args.solve);
+  if (subs["topology"]->parsed()) return nq::cli::run_topology(args.topology);
+  if (subs["simulate"]->parsed()) return nq::cli::run_simulate(args.simulate);
+  if (subs["estimate"]->parsed()) return nq::cli::run_estimate(args.estimate);
+  return 2;
+}
+
+// What a command printed must have reached standard output: a full disk or device (ENOSPC) is
+// an error, exit 2, never a silent 0. A reader that went away (EPIPE: `nqcount ... | head`)
+// ends the output, as SIGPIPE would.
+int check_standard_output(int status) {
+  errno = 0;
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout) return status;
+  if (errno == EPIPE) return status;
+  std::fprintf(stderr, "nqcount: error: cannot write to standard output: %s\n",
+               errno ? std::strerror(errno) : "write error");
+  return 2;
 }
 
 }  // namespace
@@ -63,16 +95,8 @@ int main(int argc, char** argv) {
   args.count.argv.assign(argv, argv + argc);  // for the "resume with" hint
   args.count.given = nq::cli::given_options(*subs["count"], rows, "count");
   args.solve.given = nq::cli::given_options(*subs["solve"], rows, "solve");
-  if (subs["count"]->parsed()) return nq::cli::run_count(args.count);
-  if (subs["table"]->parsed()) return nq::cli::run_table(args.table);
-  if (subs["orbit"]->parsed()) return nq::cli::run_orbit(args.orbit);
-  if (subs["edit"]->parsed()) return nq::cli::run_edit(args.edit);
-  if (subs["orbits"]->parsed()) return nq::cli::run_orbits(args.orbits);
-  if (subs["group"]->parsed()) return nq::cli::run_group(args.group);
-  if (subs["list"]->parsed()) return nq::cli::run_list(args.list);
-  if (subs["solve"]->parsed()) return nq::cli::run_solve(args.solve);
-  if (subs["topology"]->parsed()) return nq::cli::run_topology(args.topology);
-  if (subs["simulate"]->parsed()) return nq::cli::run_simulate(args.simulate);
-  if (subs["estimate"]->parsed()) return nq::cli::run_estimate(args.estimate);
-  return 2;
+  // Fully buffered into a pipe or a file: what a command prints goes out at the end in one
+  // write, whose error (and errno) check_standard_output then sees.
+  if (!::isatty(STDOUT_FILENO)) std::setvbuf(stdout, nullptr, _IOFBF, std::size_t{1} << 20);
+  return check_standard_output(run_command(args, subs));
 }

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "common/types.hpp"
+
 namespace nq::cli {
 namespace {
 
@@ -16,8 +18,8 @@ std::vector<std::string> split_commas(const std::string& s) {
   for (char ch : s) {
     if (ch == ',')
       parts.emplace_back();
-    else if (ch != ' ')
-      parts.back().push_back(ch);
+    else
+      parts.back().push_back(ch);  // a blank too: "2, 1" is no position pair
   }
   return parts;
 }
@@ -66,10 +68,11 @@ std::vector<std::string> split_entries(const std::string& text) {
   return parts;
 }
 
-bool all_digits(const std::string& s) {
-  if (s.empty() || s.size() > 9) return false;  // 9 digits: no overflow of int
-  for (char ch : s)
-    if (ch < '0' || ch > '9') return false;
+// A whole number of at most 9 digits (an int), written as parse_decimal wants it.
+bool whole(const std::string& s, int& value) {
+  std::uint64_t v = 0;
+  if (!parse_decimal(s, v, 999999999)) return false;
+  value = static_cast<int>(v);
   return true;
 }
 
@@ -84,16 +87,18 @@ Expected<Perm> parse_perm(const std::string& text) {
   Perm p(parts.size());
   std::vector<char> seen(parts.size(), 0);
   for (int i = 0; i < n; ++i) {
-    const bool digits =
-        !parts[i].empty() && parts[i].find_first_not_of("0123456789") == std::string::npos;
-    if (digits && !all_digits(parts[i]))  // too many digits for an int
+    const bool digits = !parts[i].empty() && parts[i][0] != '0' &&
+                        parts[i].find_first_not_of("0123456789") == std::string::npos;
+    int v = 0;
+    if (digits && !whole(parts[i], v))  // too many digits for an int
       return Error{what + ": " + quoted(parts[i]) + " is out of range; the rows are 1.." +
                    std::to_string(n)};
-    if (!all_digits(parts[i]))
+    if (!whole(parts[i], v))
       return Error{what + ": entry " + std::to_string(i + 1) + " " + quoted(parts[i]) +
-                   " is not a whole number; expected the rows 1.." + std::to_string(n) +
+                   " is not a whole number (decimal digits, no leading zero); expected the rows "
+                   "1.." +
+                   std::to_string(n) +
                    " separated by commas or spaces, e.g. 2,4,1,3 or 2 4 1 3 or (2, 4, 1, 3)"};
-    const int v = std::stoi(parts[i]);
     if (v < 1 || v > n)
       return Error{what + ": " + std::to_string(v) + " is out of range; a permutation of " +
                    std::to_string(n) + " entries uses the rows 1.." + std::to_string(n)};
@@ -109,14 +114,16 @@ Expected<Perm> parse_perm(const std::string& text) {
 // "0.5" -> 1, "3" -> 6: a position in the paper's coordinates, doubled.
 Expected<int> parse_position(const std::string& token, const std::string& what) {
   const std::size_t dot = token.find('.');
-  const std::string whole = token.substr(0, dot);
+  const std::string whole_part = token.substr(0, dot);
   const std::string frac = dot == std::string::npos ? "" : token.substr(dot + 1);
-  const bool ok = all_digits(whole) && (dot == std::string::npos || frac == "5" || frac == "0");
-  if (!ok || whole.size() > 8)
+  int value = 0;
+  const bool ok = whole_part.size() <= 8 && whole(whole_part, value) &&
+                  (dot == std::string::npos || frac == "5");
+  if (!ok)
     return Error{what + ": " + quoted(token) +
                  " is not a position; expected a whole number (a queen's row or column) or a "
-                 "half-integer such as 0.5 (a gap)"};
-  return 2 * std::stoi(whole) + (frac == "5" ? 1 : 0);
+                 "half-integer such as 0.5 (a gap), in decimal digits"};
+  return 2 * value + (frac == "5" ? 1 : 0);
 }
 
 Expected<std::vector<int>> parse_positions(const std::string& text, std::size_t count,
@@ -135,10 +142,10 @@ Expected<std::vector<int>> parse_positions(const std::string& text, std::size_t 
   return out;
 }
 
-std::string perm_text(const Perm& p) {
+std::string perm_text(const Perm& p, char separator) {
   std::string s;
   for (std::size_t i = 0; i < p.size(); ++i) {
-    if (i > 0) s += ',';
+    if (i > 0) s += separator;
     s += std::to_string(p[i] + 1);
   }
   return s;

@@ -47,8 +47,8 @@ void append_board(std::string& out, const Row* rows, std::size_t n) {
   }
 }
 
-std::string perm_text(const Perm& p);     // "2,4,1,3"
-nlohmann::json perm_json(const Perm& p);  // [2,4,1,3]
+std::string perm_text(const Perm& p, char separator = ',');  // "2,4,1,3"
+nlohmann::json perm_json(const Perm& p);                     // [2,4,1,3]
 // The orbit's symmetry in words, from its rotation stabilizer.
 std::string symmetry_name(const OrbitInfo& o);
 std::string symmetry_text(const std::string& s);

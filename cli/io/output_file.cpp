@@ -35,10 +35,8 @@ OutputFile::~OutputFile() {
 }
 
 void OutputFile::discard() {
-  if (stdio_)
-    std::fclose(stdio_);
-  else if (fd_ >= 0)
-    ::close(fd_);
+  if (stdio_) std::fclose(stdio_);
+  if (fd_ >= 0) ::close(fd_);
   stdio_ = nullptr;
   fd_ = -1;
   if (!temp_.empty()) ::unlink(temp_.c_str());
@@ -46,6 +44,7 @@ void OutputFile::discard() {
 }
 
 std::string OutputFile::describe_errno() const {
+  if (is_stdout()) return std::string("to standard output: ") + std::strerror(errno);
   return what_ + " '" + path_ + "': " + std::strerror(errno);
 }
 
@@ -63,9 +62,17 @@ bool OutputFile::open(std::string* error) {
   }
   target_ = *target;
   if (target_.kind == OutputKind::kStream) {
-    fd_ = ::open(target_.path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd_ < 0) *error = "cannot write " + describe_errno();
-    return fd_ >= 0;
+    // Non-blocking to open, so that a FIFO nobody reads is an error (ENXIO) instead of a hang;
+    // blocking again for the writes.
+    fd_ = ::open(target_.path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd_ < 0) {
+      *error = errno == ENXIO
+                   ? "cannot write " + what_ + " '" + path_ + "': a FIFO that no process is reading"
+                   : "cannot write " + describe_errno();
+      return false;
+    }
+    ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
+    return true;
   }
   // A new file gets the usual mode; a replaced one keeps its own.
   mode_t mode = 0644;
@@ -83,20 +90,37 @@ bool OutputFile::open(std::string* error) {
   return true;
 }
 
+// A stdio stream over fd_ whose writes go through write_all and keep the first failure's errno
+// (stdio itself only keeps an error flag, and errno is long overwritten by the time the writer
+// checks it). Closing it leaves fd_ open: discard() and commit() close that.
 std::FILE* OutputFile::stdio() {
-  if (!stdio_ && fd_ >= 0) stdio_ = ::fdopen(fd_, "w");
+  if (stdio_ || fd_ < 0) return stdio_;
+  cookie_io_functions_t io{};
+  io.write = [](void* cookie, const char* data, std::size_t size) -> ssize_t {
+    auto* self = static_cast<OutputFile*>(cookie);
+    if (write_all(self->fd_, data, size)) return static_cast<ssize_t>(size);
+    self->note_write_error(errno);
+    return -1;
+  };
+  stdio_ = ::fopencookie(this, "w", io);
   return stdio_;
+}
+
+void OutputFile::note_write_error(int error) {
+  if (!write_failed_) write_errno_ = error;
+  write_failed_ = true;
 }
 
 bool OutputFile::write(std::string_view text, std::string* error) {
   if (fd_ < 0 && !open(error)) return false;
+  // What the command printed on standard output before goes first (the stream may be it).
+  if (target_.kind == OutputKind::kStream) std::fflush(stdout);
   if (stdio_) {
     if (std::fwrite(text.data(), 1, text.size(), stdio_) == text.size()) return true;
   } else if (write_all(fd_, text.data(), text.size())) {
     return true;
   }
-  write_failed_ = true;
-  write_errno_ = errno;
+  note_write_error(errno);
   *error = "cannot write " + describe_errno();
   return false;
 }
@@ -104,14 +128,16 @@ bool OutputFile::write(std::string_view text, std::string* error) {
 bool OutputFile::commit(std::string* error) {
   if (fd_ < 0 && !open(error)) return false;
   // The first failure decides the message: errno is taken right after the call that failed.
+  if (stdio_) {
+    std::fflush(stdio_);  // a failure is noted by the stream's write (note_write_error)
+    if (std::ferror(stdio_)) note_write_error(EIO);
+    std::fclose(stdio_);
+    stdio_ = nullptr;
+  }
   int failure = write_failed_ ? write_errno_ : 0;
-  errno = 0;
-  if (!failure && stdio_ && (std::fflush(stdio_) != 0 || std::ferror(stdio_)))
-    failure = errno ? errno : EIO;
   if (!failure && target_.kind != OutputKind::kStream && ::fsync(fd_) != 0) failure = errno;
-  const int closed = stdio_ ? std::fclose(stdio_) : ::close(fd_);
+  const int closed = ::close(fd_);
   if (!failure && closed != 0) failure = errno;  // a deferred write error (NFS, quota)
-  stdio_ = nullptr;
   fd_ = -1;
   if (!failure && !temp_.empty() && std::rename(temp_.c_str(), target_.path.c_str()) != 0)
     failure = errno;

@@ -34,6 +34,7 @@ class OutputFile {
 
  private:
   std::string describe_errno() const;
+  void note_write_error(int error);  // keeps the first
   void discard();
 
   std::string path_, what_;

@@ -12,4 +12,17 @@ std::string to_string(u128 v) {
   return s;
 }
 
+bool parse_decimal(std::string_view text, std::uint64_t& value, std::uint64_t max) {
+  if (text.empty() || (text.size() > 1 && text[0] == '0')) return false;
+  std::uint64_t v = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return false;
+    const auto digit = static_cast<std::uint64_t>(c - '0');
+    if (v > (max - digit) / 10) return false;  // past max (or 2^64)
+    v = v * 10 + digit;
+  }
+  value = v;
+  return true;
+}
+
 }  // namespace nq

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
@@ -39,6 +40,12 @@ class Expected {
 
 // Decimal text of a 128-bit count.
 std::string to_string(u128 v);
+
+// Whole numbers as every input of nqcount writes them (options, permutations, batch files, task
+// stats): decimal digits only, no sign, no spaces, no leading zero (a lone 0 is fine), at most
+// `max`. 010, 0x8, ' 5', +5 and 2.0 are not whole numbers here.
+bool parse_decimal(std::string_view text, std::uint64_t& value,
+                   std::uint64_t max = ~std::uint64_t{0});
 
 // Shared between a running count and whoever watches it (the CLI's progress line, a signal
 // handler). The engine only stores relaxed counters here: one update per batch of subproblems.

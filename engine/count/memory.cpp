@@ -130,7 +130,8 @@ std::optional<std::uint64_t> parse_byte_size(const std::string& text) {
   auto digit = [&](std::size_t k) {
     return k < n && std::isdigit(static_cast<unsigned char>(text[k]));
   };
-  if (!digit(0)) return std::nullopt;  // no sign, no space, no empty string
+  if (!digit(0)) return std::nullopt;                   // no sign, no space, no empty string
+  if (text[0] == '0' && digit(1)) return std::nullopt;  // decimal: no leading zero (010M)
   long double value = 0;
   for (; digit(i); ++i) value = value * 10 + (text[i] - '0');
   bool fraction = false;

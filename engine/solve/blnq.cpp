@@ -3,6 +3,7 @@
 // seed derived from (seed, run index), so the statistics do not depend on the thread count.
 #include "solve/blnq.hpp"
 
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -86,6 +87,10 @@ Expected<BlnqResult> run_blnq(const BlnqConfig& c, Monitor* monitor) {
   r.runs.resize(c.runs);
   std::vector<Permutation> finals(c.runs);
   const auto n = static_cast<std::uint32_t>(c.n);
+  // TBB runs at most the hardware's threads unless told otherwise (and warns on stderr in its
+  // own words): --threads above the hardware is honoured, as in count and solve.
+  tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
+                          static_cast<std::size_t>(r.threads));
   tbb::task_arena arena(r.threads);
   arena.execute([&] {
     tbb::parallel_for(std::uint64_t{0}, c.runs, [&](std::uint64_t k) {

@@ -54,7 +54,8 @@ TEST(HardeningCli, OneQueenHasOneSolutionOnly) {
   EXPECT_EQ(one.out, "1\n");
 }
 
-// More threads than the hardware: our warning (as count's), no TBB warning, the real count.
+// More threads than the hardware: our warning (as count's), no TBB warning, the real count, in
+// every command that takes --threads.
 TEST(HardeningCli, SolveOversubscribedWarnsLikeCountAndReportsItsThreads) {
   const int threads = static_cast<int>(std::thread::hardware_concurrency()) + 3;
   const std::string t = std::to_string(threads);
@@ -63,11 +64,39 @@ TEST(HardeningCli, SolveOversubscribedWarnsLikeCountAndReportsItsThreads) {
   EXPECT_EQ(nlohmann::json::parse(solve.out)["threads"], threads);
   const Outcome count = nqcount("--n 8 --json --threads " + t);
   ASSERT_EQ(count.status, 0) << count.err;
-  for (const Outcome* r : {&solve, &count}) {
+  const Outcome blnq = nqcount("solve --method blnq --n 16 --runs 8 --json --threads " + t);
+  ASSERT_EQ(blnq.status, 0) << blnq.err;
+  EXPECT_EQ(nlohmann::json::parse(blnq.out)["threads"], threads);
+  const Outcome estimate = nqcount("estimate --n 12 --samples 4 --json --threads " + t);
+  ASSERT_EQ(estimate.status, 0) << estimate.err;
+  for (const Outcome* r : {&solve, &count, &blnq, &estimate}) {
     EXPECT_TRUE(has(r->err, "nqcount: warning: --threads " + t + " is more than the")) << r->err;
     EXPECT_FALSE(has(r->err, "TBB")) << r->err;
     EXPECT_EQ(std::count(r->err.begin(), r->err.end(), '\n'), 1) << r->err;
   }
+}
+
+// Options that say nothing together, or alone: refused rather than quietly ignored.
+TEST(HardeningCli, OptionsWithoutEffectAreRefused) {
+  expect_usage_error("--n 8 --progress --no-progress");
+  expect_usage_error("--n 8 --checkpoint-every 5");
+  expect_usage_error("--n 8 --cross-check-seed 3");  // n = 8: nothing is cross-checked
+  expect_usage_error("--n 8 --cross-check 0 --cross-check-seed 3");
+  EXPECT_EQ(nqcount("--n 8 --cross-check 0.5 --cross-check-seed 3").status, 0);
+}
+
+// Numbers that a command reads itself follow the options' rule: decimal, no leading zero, no
+// padding, whole where whole is meant.
+TEST(HardeningCli, HandReadNumbersAreStrictDecimals) {
+  for (const char* args : {"edit --perm 2,4,1,3 --del ' 2,1'", "edit --perm 2,4,1,3 --del '2, 1'",
+                           "edit --perm 2,4,1,3 --del 02,1", "edit --perm 2,4,1,3 --del 2.0,1",
+                           "edit --perm 2,4,1,3 --inc 00.5,0.5", "orbit --perm 02,4,1,3",
+                           "solve --method blnq --n 8 --budget 0010",
+                           "solve --n 13 --modular --ldpc 03,4", "--n 8 --memory-limit 010M"})
+    expect_usage_error(args);
+  EXPECT_EQ(nqcount("edit --perm 2,4,1,3 --del 2,1").status, 0);
+  EXPECT_EQ(nqcount("edit --perm 2,4,1,3 --inc 0.5,0.5").status, 0);
+  EXPECT_EQ(nqcount("solve --method blnq --n 8 --budget 10 --runs 2").status, 0);
 }
 
 TEST(HardeningCli, OptionsThatDoNotApplyAreRefused) {

@@ -70,9 +70,37 @@ TEST(OutputFiles, FullDeviceIsAWriteErrorNotSuccess) {
   EXPECT_TRUE(is_char_device(full));
   expect_one_error_line(nqcount("solve --n 50 --seed 1 --output " + full),
                         "No space left on device");
+  expect_one_error_line(nqcount("solve --n 20000 --seed 1 --output " + full),
+                        "No space left on device");
   expect_one_error_line(nqcount("solve --n 2000000 --seed 1 --output " + full),
                         "No space left on device");
   EXPECT_TRUE(is_char_device(full));
+}
+
+// Standard output is an output too: a command whose printed result cannot be written (a full
+// device) says so and exits 2, whatever the command.
+TEST(OutputFiles, AFullStandardOutputIsAWriteError) {
+  const std::string dir = scratch("stdout-full");
+  const std::string full = dir + "/full";
+  if (!make_device(full, 7)) GTEST_SKIP() << "mknod is not allowed here";
+  for (const char* command :
+       {"--n 8", "--n 8 --json", "table", "group", "orbit --perm 2,4,1,3", "topology",
+        "solve --n 8 --seed 1", "solve --method blnq --n 8 --runs 2 --seed 1", "list --n 6",
+        "orbits --n 6", "estimate --n 10 --samples 2"})
+    expect_one_error_line(nqcount(std::string(command) + " > " + full),
+                          "cannot write to standard output: No space left on device");
+  EXPECT_TRUE(is_char_device(full));
+  // A reader that goes away is no error (the output just ends).
+  EXPECT_EQ(nqcount("list --n 10 | head -1").status, 0);
+}
+
+// A FIFO that no process reads would block forever: refused at once instead.
+TEST(OutputFiles, AFifoWithoutAReaderIsRefusedNotAHang) {
+  const std::string dir = scratch("fifo-alone");
+  const std::string fifo = dir + "/pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  expect_one_error_line(nqcount("solve --n 8 --output " + fifo), "no process is reading");
+  expect_one_error_line(nqcount("--n 8 --task-stats " + fifo), "no process is reading");
 }
 
 TEST(OutputFiles, FifoIsWrittenThroughAndStaysAFifo) {
