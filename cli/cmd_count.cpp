@@ -14,8 +14,6 @@
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "count/count.hpp"
-#include "count/known.hpp"
-#include "count/memory.hpp"
 
 namespace nq::cli {
 namespace {
@@ -54,13 +52,33 @@ CountConfig count_config(const CountArgs& args) {
   config.memory_limit = parse_byte_size(args.memory_limit).value_or(0);
   config.cross_check = args.cross_check;
   config.cross_check_seed = static_cast<std::uint64_t>(args.cross_check_seed);
+  // Tests only: a second kernel that must disagree (a kernel of another plan), to see a failed
+  // cross-check end to end.
+  if (const char* forced = std::getenv("NQ_TEST_CROSS_CHECK_KERNEL"))
+    config.cross_check_kernel = find_kernel(forced);
   return config;
 }
 
-std::string memory_limit_error(const CountArgs& args) {
-  if (args.memory_limit.empty() || parse_byte_size(args.memory_limit)) return "";
-  return "--memory-limit: '" + args.memory_limit +
-         "' is not a size (expected bytes, or a number with K, M, G or T, e.g. 512M, 8G, 1.5G)";
+std::string count_args_error(const CountArgs& args, bool mpi) {
+  if (!args.memory_limit.empty() && !parse_byte_size(args.memory_limit))
+    return "--memory-limit: '" + args.memory_limit +
+           "' is not a size (expected bytes, or a number with K, M, G or T, e.g. 512M, 8G, 1.5G)";
+  if (args.progress && args.no_progress) return "--progress and --no-progress: choose one";
+  if (args.given.count("--checkpoint-every") && args.checkpoint.empty())
+    return "--checkpoint-every applies to a --checkpoint FILE only";
+  const double fraction =
+      args.given.count("--cross-check") ? args.cross_check : default_cross_check(args.n);
+  if (args.given.count("--cross-check-seed") && fraction == 0)
+    return "--cross-check-seed: nothing is cross-checked (at n = " + std::to_string(args.n) +
+           " the default --cross-check is 0); give --cross-check FRACTION too";
+  if (args.algo == "dp" && (args.order != "rows" || args.lookahead))
+    return "--order fewest and --lookahead apply to the backtracking search, not --algo dp";
+  if (mpi && args.algo == "dp")
+    return "--algo dp is a single-threaded cross-check: run it with nqcount, not nqcount-mpi";
+  if (mpi && !args.task_stats.empty())
+    return "--task-stats is not available in nqcount-mpi (each rank counts a share of the plan); "
+           "profile a run with nqcount --task-stats";
+  return "";
 }
 
 std::unique_ptr<FileJournal> open_checkpoint(const CountArgs& args) {
@@ -93,12 +111,8 @@ int report_interrupted(const CountArgs& args, const CountResult& r, FileJournal*
 }
 
 int run_count(const CountArgs& args) {
-  if (const std::string bad = memory_limit_error(args); !bad.empty()) {
+  if (const std::string bad = count_args_error(args); !bad.empty()) {
     print_error(bad);
-    return 2;
-  }
-  if (args.algo == "dp" && (args.order != "rows" || args.lookahead)) {
-    print_error("--order fewest and --lookahead apply to the backtracking search, not --algo dp");
     return 2;
   }
   if (args.algo == "dp") return run_count_dp(args);  // the independent cross-check
@@ -194,6 +208,7 @@ int report_count(const CountArgs& args, const CountResult& r, const RankShares& 
     if (!ranks.subproblems.empty()) {
       j["ranks"] = ranks.subproblems.size();
       j["subproblems_by_rank"] = ranks.subproblems;
+      j["cross_checked_on_another_rank"] = ranks.checked_elsewhere;
     }
     std::cout << j.dump() << "\n";
   } else {
@@ -222,7 +237,11 @@ int report_count(const CountArgs& args, const CountResult& r, const RankShares& 
       line("resumed",
            std::to_string(r.subproblems_resumed) + " subproblems from " + args.checkpoint);
     if (r.cross_checked > 0)
-      line("cross-checked", std::to_string(r.cross_checked) + " subproblems");
+      line("cross-checked",
+           std::to_string(r.cross_checked) + " subproblems" +
+               (ranks.subproblems.empty()
+                    ? ""
+                    : " (" + std::to_string(ranks.checked_elsewhere) + " on another rank)"));
     line("numa nodes", std::to_string(r.numa_nodes));
     line("memory", "about " + format_bytes(r.memory_estimate) + " (" +
                        std::to_string(r.memory_estimate) + " bytes) at its peak (estimated)");

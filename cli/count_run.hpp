@@ -8,15 +8,17 @@
 #include "cli/io/signal_scope.hpp"
 #include "cli/options.hpp"
 #include "count/count.hpp"
-#include "count/journal.hpp"
 
 namespace nq::cli {
 
 // The count config of the arguments (without the journal). Check memory_limit_error first.
 CountConfig count_config(const CountArgs& args);
 
-// What is wrong with --memory-limit (empty: nothing, or not given).
-std::string memory_limit_error(const CountArgs& args);
+// What is wrong with the count's options together (empty: nothing): --memory-limit that is no
+// size, --progress with --no-progress, --checkpoint-every without --checkpoint,
+// --cross-check-seed where nothing is cross-checked, --order fewest or --lookahead with
+// --algo dp. nqcount-mpi (`mpi`) also refuses --algo dp and --task-stats, which it cannot do.
+std::string count_args_error(const CountArgs& args, bool mpi = false);
 
 // The journal --checkpoint asks for, or null without one.
 std::unique_ptr<FileJournal> open_checkpoint(const CountArgs& args);
@@ -29,6 +31,7 @@ int report_interrupted(const CountArgs& args, const CountResult& r, FileJournal*
 // How an MPI run shared the work: subproblems counted by each rank (none for nqcount).
 struct RankShares {
   std::vector<std::uint64_t> subproblems;
+  std::uint64_t checked_elsewhere = 0;  // cross-checks counted by another rank than the first
 };
 
 // Prints the result (text or JSON) and returns the exit status (--verify).

@@ -9,6 +9,11 @@
 // requests (MPI_THREAD_FUNNELED: only the main thread calls MPI). Rank 0 sums the records in
 // 128 bits, so the reduction is exact, keeps the checkpoint journal (the same file format as
 // nqcount: either program can resume the other's journal) and prints the result once.
+//
+// --cross-check: the subproblems the fraction selects are counted a second time, with the
+// independent kernel, on another rank than the one that counted them first where there is one
+// (rank 0 deals them as check batches); a selected subproblem goes into the journal and the sums
+// only once both counts agree, so a resumed run counts an unchecked one again.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -19,6 +24,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <list>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -28,19 +35,18 @@
 #include "cli/count_run.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
-#include "count/cost.hpp"
 #include "count/count.hpp"
-#include "count/memory.hpp"
-#include "count/orchestrate.hpp"
 
 namespace nq::cli {
 namespace {
 
-// worker -> 0: [stopping, batch id, cross-checked, (index, solutions, nodes)...]: the results of
-// the batch it was given (batch id 0: none yet), and how many of them it counted twice
-// (--cross-check). stopping: 0 no, 1 interrupted, 2 a cross-check failed (the rank has said so).
+// worker -> 0: [stopping, batch id, (index, solutions, nodes)...]: the results of the batch it was
+// given (batch id 0: none yet). stopping: 0 no, 1 interrupted.
 constexpr int kTagRequest = 1;
-constexpr int kTagWork = 2;  // 0 -> worker: [batch id, index...]; empty: no more work
+// 0 -> worker: [batch id, kind, index...]; empty: no more work. kind: kCount, or kCheck (count
+// them with the cross-check's kernel).
+constexpr int kTagWork = 2;
+constexpr std::uint64_t kCount = 0, kCheck = 1;
 // After a signal, how long rank 0 waits for every rank to hand back what it finished before it
 // takes a silent rank for lost. When one rank dies, Open MPI's mpirun sends SIGTERM to the others
 // and SIGKILL a second later (odls_base_sigkill_timeout): rank 0 must have saved and said its
@@ -48,13 +54,11 @@ constexpr int kTagWork = 2;  // 0 -> worker: [batch id, index...]; empty: no mor
 constexpr std::chrono::milliseconds kLostRankGrace{300};
 
 constexpr std::uint64_t kStopInterrupted = 1;
-constexpr std::uint64_t kStopCrossCheck = 2;
-constexpr std::size_t kRequestHeader = 3;
+constexpr std::size_t kRequestHeader = 2;
 
 std::vector<std::uint64_t> flatten(std::uint64_t stopping, std::uint64_t batch_id,
-                                   std::uint64_t cross_checked,
                                    const std::vector<FinishedSubproblem>& done) {
-  std::vector<std::uint64_t> out{stopping, batch_id, cross_checked};
+  std::vector<std::uint64_t> out{stopping, batch_id};
   for (const FinishedSubproblem& f : done) {
     out.push_back(f.index);
     out.push_back(f.tally.solutions);
@@ -84,56 +88,103 @@ bool synthetic() {
   return on;
 }
 
-// Rank 0's book: what is left to hand out, and the exact sum of what came back.
+// A batch dealt to a rank: subproblems to count, or to count again for the cross-check.
+struct Batch {
+  std::vector<std::uint64_t> indices;
+  bool check = false;
+};
+
+// Rank 0's book: what is left to hand out, the cross-checks waiting for a second count, and the
+// exact sum of what came back (and was checked, where the cross-check selected it).
 class Dealer {
  public:
   Dealer(const Plan& plan, std::vector<std::uint64_t> todo, const std::vector<std::uint64_t>& costs,
-         SubproblemJournal* journal, Monitor& progress, int consumers)
+         SubproblemJournal* journal, Monitor& progress, int consumers, double check_fraction,
+         std::uint64_t check_seed)
       : plan_(plan),
         todo_(std::move(todo)),
         costs_(costs),
         journal_(journal),
         progress_(progress),
         consumers_(static_cast<std::size_t>(consumers)),
+        check_fraction_(synthetic() ? 0 : check_fraction),
+        check_seed_(check_seed),
         by_rank_(consumers_, 0) {}
 
-  std::vector<std::uint64_t> take() {
+  // What `rank` counts next: cross-checks of what other ranks counted first, then new work; its
+  // own counts again only once there is no new work left (so that none waits for ever). Empty:
+  // nothing left.
+  Batch take(int rank) {
     std::lock_guard lock(mu_);
     const std::size_t left = todo_.size() - next_;
     // Guided self-scheduling, capped so that no batch holds more than 1/(64 consumers) of the
     // plan: the batches out with the ranks are all a lost rank (or a killed job) costs again.
     const std::size_t cap = std::max<std::size_t>(1, plan_.size() / (64 * consumers_));
+    Batch b;
+    for (const bool own : {false, true}) {
+      if (own && left > 0) break;
+      for (auto it = checks_.begin(); it != checks_.end() && b.indices.size() < cap;)
+        if ((it->second != rank) != own) {
+          b.indices.push_back(it->first);
+          it = checks_.erase(it);
+        } else {
+          ++it;
+        }
+      if (!b.indices.empty()) {
+        b.check = true;
+        return b;
+      }
+    }
     const std::size_t batch =
         synthetic() ? std::min<std::size_t>(left, 1)
                     : std::min({left, cap, std::max<std::size_t>(1, left / (4 * consumers_))});
-    std::vector<std::uint64_t> out(todo_.begin() + static_cast<std::ptrdiff_t>(next_),
-                                   todo_.begin() + static_cast<std::ptrdiff_t>(next_ + batch));
+    b.indices.assign(todo_.begin() + static_cast<std::ptrdiff_t>(next_),
+                     todo_.begin() + static_cast<std::ptrdiff_t>(next_ + batch));
     next_ += batch;
-    for (std::uint64_t i : out) cost_out_ += costs_[i];
-    return out;
+    for (std::uint64_t i : b.indices) cost_out_ += costs_[i];
+    return b;
   }
   void stop_dealing() {
     std::lock_guard lock(mu_);
     next_ = todo_.size();
+    checks_.clear();
   }
-  void deliver(int rank, const std::vector<FinishedSubproblem>& done) {
+  // Results of a batch from `rank`: counts (those the cross-check selects wait for their second
+  // count), or second counts (`check`), compared with the first.
+  void deliver(int rank, const std::vector<FinishedSubproblem>& done, bool check) {
     if (done.empty()) return;
-    if (journal_) journal_->record(done);
-    std::uint64_t nodes = 0, cost = 0;
-    std::lock_guard lock(mu_);
-    for (const FinishedSubproblem& f : done) {
-      sum_.weighted += static_cast<u128>(plan_.weight(f.index)) * f.tally.solutions;
-      sum_.nodes += f.tally.nodes;
-      nodes += f.tally.nodes;
-      cost += costs_[f.index];
+    std::vector<FinishedSubproblem> settled;
+    {
+      std::lock_guard lock(mu_);
+      for (const FinishedSubproblem& f : done) {
+        if (check) {
+          const auto it = pending_.find(f.index);
+          if (it == pending_.end()) continue;  // not ours to check (cannot happen)
+          const First& first = it->second;
+          if (first.tally.solutions != f.tally.solutions && failure_.empty())
+            failure_ =
+                "cross-check failed: subproblem " + std::to_string(f.index) + ": rank " +
+                std::to_string(first.rank) + " counted " + std::to_string(first.tally.solutions) +
+                ", rank " + std::to_string(rank) +
+                " counted it again with the second kernel: " + std::to_string(f.tally.solutions);
+          if (first.tally.solutions == f.tally.solutions) {
+            settled.push_back({f.index, first.tally});
+            ++checked_;
+            if (first.rank != rank) ++checked_elsewhere_;
+          }
+          pending_.erase(it);
+        } else {
+          by_rank_[static_cast<std::size_t>(rank)] += 1;
+          if (check_fraction_ > 0 && cross_check_selected(check_fraction_, check_seed_, f.index)) {
+            pending_[f.index] = {f.tally, rank};
+            checks_.emplace_back(f.index, rank);
+          } else {
+            settled.push_back(f);
+          }
+        }
+      }
     }
-    cost_out_ -= cost;
-    cost_in_ += cost;
-    sum_.subproblems += done.size();
-    by_rank_[static_cast<std::size_t>(rank)] += done.size();
-    progress_.subproblems_done.fetch_add(done.size(), std::memory_order_relaxed);
-    progress_.nodes_done.fetch_add(nodes, std::memory_order_relaxed);
-    progress_.cost_done.fetch_add(cost, std::memory_order_relaxed);
+    record(settled);
   }
   Partial sum() {
     std::lock_guard lock(mu_);
@@ -148,19 +199,61 @@ class Dealer {
     std::lock_guard lock(mu_);
     return by_rank_;
   }
+  std::uint64_t checked() {
+    std::lock_guard lock(mu_);
+    return checked_;
+  }
+  std::uint64_t checked_elsewhere() {
+    std::lock_guard lock(mu_);
+    return checked_elsewhere_;
+  }
+  std::string failure() {
+    std::lock_guard lock(mu_);
+    return failure_;
+  }
 
  private:
+  struct First {  // a first count waiting for its check
+    Tally tally;
+    int rank = 0;
+  };
+  // Into the journal and the sums.
+  void record(const std::vector<FinishedSubproblem>& done) {
+    if (done.empty()) return;
+    if (journal_) journal_->record(done);
+    std::uint64_t nodes = 0, cost = 0;
+    std::lock_guard lock(mu_);
+    for (const FinishedSubproblem& f : done) {
+      sum_.weighted += static_cast<u128>(plan_.weight(f.index)) * f.tally.solutions;
+      sum_.nodes += f.tally.nodes;
+      nodes += f.tally.nodes;
+      cost += costs_[f.index];
+    }
+    cost_out_ -= cost;
+    cost_in_ += cost;
+    sum_.subproblems += done.size();
+    progress_.subproblems_done.fetch_add(done.size(), std::memory_order_relaxed);
+    progress_.nodes_done.fetch_add(nodes, std::memory_order_relaxed);
+    progress_.cost_done.fetch_add(cost, std::memory_order_relaxed);
+  }
+
   const Plan& plan_;
   std::vector<std::uint64_t> todo_;
   const std::vector<std::uint64_t>& costs_;
   SubproblemJournal* journal_;
   Monitor& progress_;
   std::size_t consumers_;
+  double check_fraction_;
+  std::uint64_t check_seed_;
   std::mutex mu_;
   std::size_t next_ = 0;
   std::uint64_t cost_out_ = 0, cost_in_ = 0;
   Partial sum_;
-  std::vector<std::uint64_t> by_rank_;  // subproblems each rank counted in this run
+  std::vector<std::uint64_t> by_rank_;  // subproblems each rank counted first in this run
+  std::map<std::uint64_t, First> pending_;
+  std::list<std::pair<std::uint64_t, int>> checks_;  // (subproblem, the rank that counted it)
+  std::uint64_t checked_ = 0, checked_elsewhere_ = 0;
+  std::string failure_;
 };
 
 // Every rank's verdict on the arguments and the plan: 0, or the exit status of the worst.
@@ -170,39 +263,36 @@ int agree(int status) {
   return worst;
 }
 
-int run_worker(const CountConfig& base, const Plan& plan, Monitor& signal, int rank) {
+// Counts what rank 0 deals until it deals nothing. `base` checks nothing itself (rank 0 deals
+// the cross-checks); `again` counts a check batch with the cross-check's kernel.
+int run_worker(const CountConfig& base, const Plan& plan, Monitor& signal) {
   CollectingJournal collected;
-  CountConfig config = base;
-  config.journal = &collected;
+  CountConfig count = base, again = base;
+  count.journal = again.journal = &collected;
+  again.recheck = true;
   std::uint64_t stopping = 0;
-  std::uint64_t batch_id = 0, cross_checked = 0;
+  std::uint64_t batch_id = 0;
   while (true) {
-    const auto request = flatten(stopping, batch_id, cross_checked, collected.take());
-    cross_checked = 0;
+    const auto request = flatten(stopping, batch_id, collected.take());
     MPI_Send(request.data(), static_cast<int>(request.size()), MPI_UINT64_T, 0, kTagRequest,
              MPI_COMM_WORLD);
     if (stopping) break;
     MPI_Status st;
     auto batch = receive(0, kTagWork, &st);
-    if (batch.empty()) break;
-    batch_id = batch.front();
-    batch.erase(batch.begin());
+    if (batch.size() < 2) break;
+    batch_id = batch[0];
+    const bool check = batch[1] == kCheck;
+    batch.erase(batch.begin(), batch.begin() + 2);
     if (synthetic()) {
       std::vector<FinishedSubproblem> zeros;
       for (std::uint64_t i : batch) zeros.push_back({i, {}});
       collected.record(zeros);
       continue;
     }
-    const auto r = count_selected(config, plan, batch, &signal);
-    if (r.ok()) cross_checked = r->cross_checked;
-    if (r.ok() && !r->cross_check_failure.empty()) {
-      print_error("rank " + std::to_string(rank) + ": " + r->cross_check_failure);
-      stopping = kStopCrossCheck;
-    } else if (!r.ok() || r->cancelled) {
-      stopping = kStopInterrupted;  // what it finished still goes back to rank 0
-    }
+    const auto r = count_selected(check ? again : count, plan, batch, &signal);
+    if (!r.ok() || r->cancelled) stopping = kStopInterrupted;  // what it finished still goes back
   }
-  return stopping == kStopCrossCheck ? 1 : 0;
+  return 0;
 }
 
 int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, int ranks,
@@ -212,33 +302,32 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
   Monitor progress;  // fed by the dealer, so every rank's work shows
   start_monitor(progress, plan, costs, resumed);
 
-  Dealer dealer(plan, resumed.todo, costs, journal, progress, ranks);
+  Dealer dealer(plan, resumed.todo, costs, journal, progress, ranks, cross_check_fraction(base),
+                base.cross_check_seed);
   const bool show = !args.no_progress && (args.progress || stderr_is_terminal());
   ProgressLine line(progress, show);
 
-  // The kernel this rank runs (an empty selection counts nothing).
+  // The kernel this rank runs (an empty selection counts nothing), and the cross-check's.
   const auto probe = count_selected(base, plan, {});
   const std::string kernel_name = probe.ok() ? probe->kernel : base.kernel;
-  // --cross-check: the subproblems every rank counted twice, and whether one of them failed (the
-  // rank that found it has said so; no more work is dealt, and the run ends with status 1).
-  std::atomic<std::uint64_t> cross_checked{0};
+  CountConfig counting = base;  // rank 0 deals the cross-checks: no rank checks its own work
+  counting.cross_check = 0;
+  CountConfig again = counting;
+  again.recheck = true;
   std::atomic<bool> check_failed{false};
+  auto stop_if_failed = [&] {
+    if (!dealer.failure().empty() && !check_failed.exchange(true)) dealer.stop_dealing();
+  };
   std::thread local([&] {  // rank 0 counts too
     if (synthetic()) return;
     CollectingJournal collected;
-    CountConfig config = base;
-    config.journal = &collected;
-    for (auto batch = dealer.take(); !batch.empty(); batch = dealer.take()) {
-      const auto r = count_selected(config, plan, batch, &signal);
-      dealer.deliver(0, collected.take());
-      if (r.ok()) cross_checked += r->cross_checked;
-      if (r.ok() && !r->cross_check_failure.empty()) {
-        print_error(r->cross_check_failure);
-        check_failed = true;
-        dealer.stop_dealing();
-        break;
-      }
-      if (!r.ok() || r->cancelled) break;
+    CountConfig count = counting, check = again;
+    count.journal = check.journal = &collected;
+    for (Batch batch = dealer.take(0); !batch.indices.empty(); batch = dealer.take(0)) {
+      const auto r = count_selected(batch.check ? check : count, plan, batch.indices, &signal);
+      dealer.deliver(0, collected.take(), batch.check);
+      stop_if_failed();
+      if (!r.ok() || r->cancelled || check_failed) break;
     }
   });
 
@@ -247,6 +336,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
   struct Outstanding {        // the batch a rank holds
     std::uint64_t id = 0;
     std::vector<std::uint64_t> indices;  // ascending
+    bool check = false;
   };
   std::vector<Outstanding> outstanding(static_cast<std::size_t>(ranks));
   std::uint64_t batch_ids = 0;
@@ -294,26 +384,27 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
       MPI_Abort(MPI_COMM_WORLD, 1);
       return 1;
     }
-    dealer.deliver(st.MPI_SOURCE, done);
+    dealer.deliver(st.MPI_SOURCE, done, held.check);
+    stop_if_failed();
     handled += !done.empty();
-    cross_checked += request[2];
-    if (request[0] == kStopCrossCheck) {
-      check_failed = true;
-      dealer.stop_dealing();
-    }
-    if (request[0] != 0) {  // the worker stops (it was interrupted, or a cross-check failed)
+    if (request[0] != 0) {  // the worker stops (it was interrupted)
       --active;
       continue;
     }
     if (signal.cancel.load(std::memory_order_relaxed) || check_failed) dealer.stop_dealing();
-    std::vector<std::uint64_t> batch = dealer.take();
-    held.indices = batch;
+    const Batch next = dealer.take(st.MPI_SOURCE);
+    held.indices = next.indices;
     std::sort(held.indices.begin(), held.indices.end());
-    held.id = batch.empty() ? 0 : ++batch_ids;
-    if (!batch.empty()) batch.insert(batch.begin(), held.id);
-    MPI_Send(batch.data(), static_cast<int>(batch.size()), MPI_UINT64_T, st.MPI_SOURCE, kTagWork,
-             MPI_COMM_WORLD);
-    if (batch.empty()) --active;
+    held.check = next.check;
+    held.id = next.indices.empty() ? 0 : ++batch_ids;
+    std::vector<std::uint64_t> message;
+    if (!next.indices.empty()) {
+      message = {held.id, next.check ? kCheck : kCount};
+      message.insert(message.end(), next.indices.begin(), next.indices.end());
+    }
+    MPI_Send(message.data(), static_cast<int>(message.size()), MPI_UINT64_T, st.MPI_SOURCE,
+             kTagWork, MPI_COMM_WORLD);
+    if (message.empty()) --active;
   }
   local.join();
   if (lost) {
@@ -347,14 +438,15 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
     return 0;
   }
 
-  if (check_failed) {  // the failing rank has said which subproblem; what came back is kept
+  if (check_failed) {  // what was checked, or needs no check, is kept in the journal
+    print_error(dealer.failure());
     if (journal) (void)journal->close();
     return 1;
   }
   CountResult r;
   r.n = plan.n;
   r.threads = all_threads;
-  r.cross_checked = cross_checked;
+  r.cross_checked = dealer.checked();
   r.kernel = kernel_name;
   r.isa = probe.ok() ? probe->isa : "";
   r.memory_estimate = probe.ok() ? probe->memory_estimate : 0;  // this rank's (one rank's)
@@ -368,7 +460,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
   if (journal)
     if (auto closed = journal->close(); !closed)
       print_warning(closed.error().message + " (the counts below are complete)");
-  return report_count(args, r, RankShares{dealer.by_rank()});
+  return report_count(args, r, RankShares{dealer.by_rank(), dealer.checked_elsewhere()});
 }
 
 int run(int argc, char** argv, int rank, int ranks) {
@@ -378,6 +470,7 @@ int run(int argc, char** argv, int rank, int ranks) {
       "nqcount-mpi: nqcount count across MPI ranks. Rank 0 deals subproblems to the "
       "ranks that ask, each rank counts with every thread it has, rank 0 prints.",
       "nqcount-mpi"};
+  app.set_version_flag("--version", NQ_VERSION);  // project(VERSION) in CMakeLists.txt
   const std::vector<OptionRow> rows = option_table(all);
   for (const auto& row : rows)
     if (std::strcmp(row.command, "count") == 0) add_option_row(app, row);
@@ -399,7 +492,7 @@ int run(int argc, char** argv, int rank, int ranks) {
   }
   args.argv.assign(argv, argv + argc);
   args.given = given_options(app, rows, "count");
-  if (const std::string bad = memory_limit_error(args); !bad.empty()) {
+  if (const std::string bad = count_args_error(args, true); !bad.empty()) {
     if (rank == 0) print_error(bad);
     return 2;
   }
@@ -428,10 +521,8 @@ int run(int argc, char** argv, int rank, int ranks) {
   if (refusing != INT_MAX && rank != first_refusing) error.clear();
   if (rank == 0 && status == 0) {
     journal = open_checkpoint(args);
-    const double fraction =
-        config.cross_check < 0 ? default_cross_check(config.n) : config.cross_check;
-    auto start =
-        resume_run(*plan, journal.get(), cross_check_tag(fraction, config.cross_check_seed));
+    auto start = resume_run(*plan, journal.get(),
+                            cross_check_tag(cross_check_fraction(config), config.cross_check_seed));
     if (journal)
       for (const std::string& w : journal->warnings()) print_warning(w);
     if (!start) {
@@ -448,7 +539,9 @@ int run(int argc, char** argv, int rank, int ranks) {
   Monitor signal;
   SignalScope signals(signal);
   if (rank != 0) {
-    const int worker_status = run_worker(config, *plan, signal, rank);
+    CountConfig counting = config;  // rank 0 deals the cross-checks
+    counting.cross_check = 0;
+    const int worker_status = run_worker(counting, *plan, signal);
     int threads = resolve_threads(config.threads);
     MPI_Reduce(&threads, nullptr, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     return worker_status;

@@ -58,6 +58,8 @@ struct SimulateArgs {
   double serial_seconds = 0;     // a count's setup_seconds, to predict the whole run
   std::string cost = "seconds";  // or "nodes": nodes times the mean seconds per node
   std::string order = "auto";    // largest, plan (the join's runs), auto: as the file says
+  int ranks = 0;                 // > 0: nqcount-mpi's dealing on this many ranks of procs threads
+  double root_seconds = -1;      // rank 0's time per batch result (-1: the measured default)
   bool json = false;
 };
 

@@ -1,5 +1,7 @@
 // The counting engine's public interface: a plain config in, a result (or an error) out.
-// The engine never prints and never exits.
+// The engine never prints and never exits. This is the one header its callers include: the
+// library's other public parts (estimate, the known table, memory, orchestration for
+// nqcount-mpi, the topology and the schedule simulator) come with it, at the end.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +26,10 @@ inline constexpr std::uint64_t kDefaultCrossCheckSeed = 1;
 // The cross-check fraction for an n-board when none is given: 0.001 beyond the known table
 // (n > 27), where no published count can catch a wrong one; 0 within it.
 double default_cross_check(int n);
+
+struct CountConfig;
+// The fraction a run cross-checks: config.cross_check, or default_cross_check(n) when it is -1.
+double cross_check_fraction(const CountConfig& config);
 
 // Whether subproblem (task) `id` of the plan is cross-checked: splitmix64(seed ^ id) below
 // fraction * 2^64 (every one for fraction >= 1, none for fraction <= 0).
@@ -67,6 +73,9 @@ struct CountConfig {
   std::uint64_t cross_check_seed = kDefaultCrossCheckSeed;
   // Tests: the second kernel, instead of the one cross_check_kernel() picks.
   const Kernel* cross_check_kernel = nullptr;
+  // count_selected only: count the selection with the second kernel instead (and check nothing):
+  // nqcount-mpi's cross-check, on another rank than the one that counted it first.
+  bool recheck = false;
 };
 
 // What one arena did.
@@ -131,3 +140,10 @@ Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan
 OrbitCounts classify_by_enumeration(int n);
 
 }  // namespace nq
+
+// The rest of the library's public face, for its callers (cli/, perf/): one include.
+#include "count/estimate.hpp"
+#include "count/known.hpp"
+#include "count/memory.hpp"
+#include "count/orchestrate.hpp"
+#include "count/topology.hpp"

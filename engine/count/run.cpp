@@ -478,10 +478,7 @@ Expected<const Kernel*> checked_kernel(const CountConfig& config) {
   return kernel;
 }
 
-// The run's cross-check: its fraction (the default by n when none is given) and its second kernel.
-double cross_check_fraction(const CountConfig& config) {
-  return config.cross_check < 0 ? default_cross_check(config.n) : config.cross_check;
-}
+// The run's cross-check: its second kernel.
 const Kernel& second_kernel(const CountConfig& config, const Kernel& kernel) {
   return config.cross_check_kernel ? *config.cross_check_kernel
                                    : cross_check_kernel(kernel, config.n);
@@ -706,6 +703,10 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
 
 }  // namespace
 
+double cross_check_fraction(const CountConfig& config) {
+  return config.cross_check < 0 ? default_cross_check(config.n) : config.cross_check;
+}
+
 double default_cross_check(int n) {
   return n > 27 ? 0.001 : 0.0;
 }
@@ -857,8 +858,9 @@ Expected<Plan> make_plan(const CountConfig& config) {
 
 Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan,
                                      std::span<const std::uint64_t> indices, Monitor* monitor) {
-  const auto checked = checked_kernel(config);
+  auto checked = checked_kernel(config);
   if (!checked) return checked.error();
+  if (config.recheck) checked = &second_kernel(config, **checked);
   const auto start = std::chrono::steady_clock::now();
   const std::vector<std::uint64_t> selection(indices.begin(), indices.end());
   for (std::uint64_t i : selection)
@@ -884,7 +886,7 @@ Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan
   hooks.costs = &costs;
   std::future<Expected<Topology>> machine = start_reading_topology(config);
   // The plan's own fraction and seed, so that every rank checks the same subproblems.
-  CrossCheck check(cross_check_fraction(config), config.cross_check_seed,
+  CrossCheck check(config.recheck ? 0.0 : cross_check_fraction(config), config.cross_check_seed,
                    &second_kernel(config, **checked));
   if (check.on()) result.cross_check_kernel = check.second().name;
   const Partial part =

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <iomanip>
+#include <limits>
 #include <numeric>
 #include <queue>
 #include <sstream>
@@ -230,6 +231,64 @@ SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, 
   return run;
 }
 
+SimulatedDeal simulate_dealer(const std::vector<TaskStat>& tasks, int ranks, int threads,
+                              double root_seconds) {
+  SimulatedDeal r;
+  r.ranks = std::max(1, ranks);
+  r.threads = std::max(1, threads);
+  const auto consumers = static_cast<std::size_t>(r.ranks);
+  const std::size_t plan = tasks.size();
+  // The dealer's batch rule (cli/mpi_main.cpp, Dealer::take).
+  const std::size_t cap = std::max<std::size_t>(1, plan / (64 * consumers));
+  std::size_t next = 0;
+  auto batch_time = [&](std::size_t begin, std::size_t end) {  // list scheduling on the threads
+    std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
+    for (int t = 0; t < r.threads; ++t) free_at.push(0);
+    double last = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      const double at = free_at.top() + tasks[i].seconds;
+      free_at.pop();
+      free_at.push(at);
+      last = std::max(last, at);
+      r.work += tasks[i].seconds;
+    }
+    return last;
+  };
+  auto take = [&] {
+    const std::size_t left = plan - next;
+    const std::size_t batch =
+        std::min({left, cap, std::max<std::size_t>(1, left / (4 * consumers))});
+    const std::size_t begin = next;
+    next += batch;
+    if (batch) ++r.batches;
+    return std::pair{begin, next};
+  };
+  // Ranks whose batch is done, by the time it is done (a request in rank 0's queue).
+  using Event = std::pair<double, int>;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> done;
+  for (int k = 0; k < r.ranks; ++k) done.push({0.0, k});
+  double server_free = 0, serving = 0;
+  while (!done.empty()) {
+    const auto [t, k] = done.top();
+    done.pop();
+    r.makespan = std::max(r.makespan, t);
+    double start = t;
+    if (k != 0) {  // a request to rank 0's main thread: served in turn
+      start = std::max(t, server_free);
+      r.longest_wait = std::max(r.longest_wait, start - t);
+      server_free = start + root_seconds;
+      serving += root_seconds;
+      start = server_free;
+    }
+    const auto [begin, end] = take();
+    if (begin == end) continue;  // no work left: this rank stops
+    done.push({start + batch_time(begin, end), k});
+  }
+  r.efficiency = r.makespan > 0 ? r.work / (r.makespan * r.ranks * r.threads) : 0;
+  r.root_busy = r.makespan > 0 ? serving / r.makespan : 0;
+  return r;
+}
+
 std::vector<TaskStat> costs_from_nodes(std::vector<TaskStat> tasks) {
   double seconds = 0, nodes = 0;
   for (const TaskStat& t : tasks) {
@@ -252,21 +311,19 @@ std::string format_task_stats(std::span<const TaskStat> tasks) {
 
 namespace {
 
-bool all_digits(std::string_view f) {
-  return !f.empty() && std::all_of(f.begin(), f.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
 template <typename T>
 bool parse_whole(std::string_view f, T& value) {
-  if (!all_digits(f)) return false;
-  const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), value);
-  return ec == std::errc{} && end == f.data() + f.size();
+  std::uint64_t v = 0;
+  if (!parse_decimal(f, v, std::numeric_limits<T>::max())) return false;
+  value = static_cast<T>(v);
+  return true;
 }
 
 // A non-negative finite decimal as the count writes it: 0.25, 3, 1.5e-05 (no sign in front,
 // no spaces, no inf or nan).
 bool parse_real(std::string_view f, double& value) {
   if (f.empty() || f[0] < '0' || f[0] > '9') return false;
+  if (f.size() > 1 && f[0] == '0' && f[1] >= '0' && f[1] <= '9') return false;  // 01.5
   const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), value);
   return ec == std::errc{} && end == f.data() + f.size() && std::isfinite(value) && value >= 0;
 }

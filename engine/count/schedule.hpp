@@ -183,6 +183,26 @@ struct SimulatedRun {
 SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, int node_cores,
                                double serial_seconds = 0, bool plan_order = false);
 
+// nqcount-mpi's dealing, replayed: `ranks` processes of `threads` threads each, rank 0 among
+// them, take batches of consecutive tasks from rank 0 (the dealer's guided self-scheduling: a
+// batch is the tasks left over four times the ranks, at most 1/(64 ranks) of the plan), count a
+// batch on their threads (each task to the thread free first), and hand its results back with
+// their next request. Rank 0's main thread serves the requests one at a time, `root_seconds`
+// each (what scripts/mpi-throughput measures: 1 / batch results per second); rank 0's own
+// batches skip the queue. Communication is otherwise free. The question it answers: at how
+// many ranks does rank 0 become the bottleneck for a plan of these task costs?
+struct SimulatedDeal {
+  int ranks = 0, threads = 0;
+  double makespan = 0;        // seconds until the last rank is done
+  double work = 0;            // the sum of the task costs
+  double efficiency = 0;      // work / (ranks threads makespan)
+  double root_busy = 0;       // the share of the makespan rank 0's main thread spent serving
+  double longest_wait = 0;    // the longest a request waited in rank 0's queue
+  std::uint64_t batches = 0;  // batches dealt
+};
+SimulatedDeal simulate_dealer(const std::vector<TaskStat>& tasks, int ranks, int threads,
+                              double root_seconds);
+
 // The same tasks with their seconds replaced by nodes times the profile's mean seconds per node:
 // a cost model immune to timing noise (a virtual machine's stolen time shows up as CPU time),
 // at the price of ignoring how the time per node varies between subproblems.

@@ -30,7 +30,8 @@ enum class Kind {
   real,     // a decimal number
   word,     // one of a list of words
   path,     // a file name
-  text,     // free text parsed by the command (permutations, sizes)
+  text,     // free text parsed by the command (positions, sizes, budgets): no blanks
+  perm,     // a permutation, where blanks separate entries ('2 4 1 3', '(2, 4, 1, 3)')
   flag,     // no value: listed only to keep the table complete
 };
 
@@ -39,6 +40,9 @@ struct Opt {
   Kind kind;
   std::string valid;  // a value the command accepts (duplicated in the duplicate case)
   bool required = false;
+  // Other options without which this one does not apply (and would be refused for that
+  // instead of for its value): --budget needs --method blnq.
+  std::string with = "";
 };
 
 struct Cmd {
@@ -78,7 +82,7 @@ const std::vector<Cmd>& table() {
         {"--order", Kind::word, "rows"},
         {"--lookahead", Kind::flag, ""}}},
       {"solve",
-       {{"--n", Kind::integer, "8", true},
+       {{"--n", Kind::integer, "13", true},  // 13: --modular takes it
         {"--threads", Kind::integer, "1"},
         {"--seed", Kind::wide, "7"},
         {"--method", Kind::word, "qs4"},
@@ -89,14 +93,14 @@ const std::vector<Cmd>& table() {
         {"--time-limit", Kind::real, "5"},
         {"--batch", Kind::path, "sizes.txt"},
         {"--modular", Kind::flag, ""},
-        {"--ldpc", Kind::text, "1,2"},
-        {"--budget", Kind::text, "n2"},
-        {"--runs", Kind::integer, "2"},
+        {"--ldpc", Kind::text, "1,2", false, "--modular"},
+        {"--budget", Kind::text, "n2", false, "--method blnq"},
+        {"--runs", Kind::integer, "2", false, "--method blnq"},
         {"--json", Kind::flag, ""}}},
       {"table", {{"--n", Kind::integer, "8"}, {"--json", Kind::flag, ""}}},
-      {"orbit", {{"--perm", Kind::text, "2,4,1,3", true}, {"--json", Kind::flag, ""}}},
+      {"orbit", {{"--perm", Kind::perm, "2,4,1,3", true}, {"--json", Kind::flag, ""}}},
       {"edit",
-       {{"--perm", Kind::text, "2,4,1,3", true},
+       {{"--perm", Kind::perm, "2,4,1,3", true},
         {"--inc", Kind::text, "0.5,0.5"},
         {"--del", Kind::text, "1,2"},
         {"--mov", Kind::text, "1,2,0.5,0.5"},
@@ -133,6 +137,8 @@ const std::vector<Cmd>& table() {
         {"--procs", Kind::integer, "2", true},
         {"--node-cores", Kind::integer, "2"},
         {"--serial-seconds", Kind::real, "0.5"},
+        {"--ranks", Kind::integer, "2"},
+        {"--root-seconds", Kind::real, "0.001", false, "--ranks 2"},
         {"--cost", Kind::word, "nodes"},
         {"--order", Kind::word, "plan"},
         {"--json", Kind::flag, ""}}},
@@ -183,8 +189,10 @@ std::vector<std::string> bad_values(const Opt& o) {
       for (const char* v : {"nonsense", "-1", "99999999999999999999"}) cases.push_back(f + v);
       break;
     case Kind::text:
-      for (const char* v : {"-1", "abc", "99999999999999999999", "-1,2", "a,b"})
+    case Kind::perm:
+      for (const char* v : {"-1", "abc", "99999999999999999999", "-1,2", "a,b", "010", "01,2"})
         cases.push_back(f + v);
+      if (o.kind == Kind::text) cases.push_back(f + "' 1,2'");  // padded
       break;
     case Kind::path:
     case Kind::flag:
@@ -220,8 +228,13 @@ TEST_P(BadInput, EveryBadValueOfEveryOptionIsRefusedCleanly) {
       expect_refused(base(*it, &o));
       ++cases;
     }
+    const std::string with = o.with.empty() ? "" : " " + o.with;
+    if (!o.with.empty()) {  // not vacuous: with its context, the valid value is taken
+      const Outcome ok = nqcount(base(*it, nullptr) + with + " " + o.flag + " " + o.valid);
+      EXPECT_EQ(ok.status, 0) << o.flag << " " << o.valid << with << ": " << ok.err;
+    }
     for (const std::string& bad : bad_values(o)) {
-      expect_refused(base(*it, &o) + " " + bad);
+      expect_refused(base(*it, &o) + with + " " + bad);
       ++cases;
     }
   }

@@ -10,7 +10,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
+#include "count/journal.hpp"
+#include "count/plan.hpp"
 #include "tests/cli_runner.hpp"
 
 namespace {
@@ -113,14 +116,87 @@ TEST(Mpi, CheckpointsAreSharedWithNqcount) {
   EXPECT_NE(resumed.err.find("torn"), std::string::npos) << resumed.err;
 }
 
+// --cross-check under MPI: rank 0 deals each selected subproblem again, as a check, to another
+// rank than the one that counted it; the counts are those of nqcount.
+TEST(Mpi, CrossChecksAreCountedOnAnotherRank) {
+  const Outcome r = mpi(3, "--n 13 --threads 1 --cross-check 1 --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["cross_checked"], j["subproblems"]);
+  EXPECT_GT(j["cross_checked_on_another_rank"].get<std::uint64_t>(), 0u) << r.out;
+  expect_same_counts(r.out, nqcount("--n 13 --threads 1 --json").out);
+}
+
+// A second count that disagrees (here a kernel for another plan, forced by the test hook) stops
+// the run with exit 1 and names the subproblem and both ranks; nothing unchecked is journaled.
+TEST(Mpi, AFailedCrossCheckStopsTheRunWithExitOne) {
+  const std::string journal = temp_path("xfail.ckpt");
+  const Outcome r = mpi(2, "--n 12 --kernel join --cross-check 1 --checkpoint " + journal);
+  ASSERT_EQ(r.status, 0) << r.err;  // the real second kernel agrees
+  std::filesystem::remove(journal);
+  const Outcome bad = shell(
+      "NQ_TEST_CROSS_CHECK_KERNEL=reference OMPI_ALLOW_RUN_AS_ROOT=1 "
+      "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0 " MPIEXEC
+      " --oversubscribe --bind-to none -np 2 " NQCOUNT_MPI_BIN
+      " --n 12 --kernel join --cross-check 1 --checkpoint " +
+      journal);
+  EXPECT_EQ(bad.status, 1) << bad.err;
+  EXPECT_NE(bad.err.find("nqcount: error: cross-check failed: subproblem "), std::string::npos)
+      << bad.err;
+  EXPECT_NE(bad.err.find(" counted it again with the second kernel"), std::string::npos) << bad.err;
+  // The journal holds no subproblem (every one is selected, none passed): a resume counts all.
+  ASSERT_TRUE(std::filesystem::exists(journal));
+  EXPECT_EQ(std::filesystem::file_size(journal), 64u);
+}
+
+// Counts past 2^64 stay exact through rank 0's sums: a journal whose finished subproblems carry
+// counts near 2^61 (as a Q(29) run's would sum far past 2^64), resumed by nqcount-mpi, which
+// counts the rest on two ranks; the total is the exact 128-bit sum, printed in full.
+TEST(Mpi, SumsPastTwoToTheSixtyFourStayExactThroughTheRoot) {
+  const int n = 12;
+  const nq::Plan plan = nq::plan_canonical(n, nq::default_split_rows(n));
+  ASSERT_GT(plan.size(), 20u);
+  const std::string journal = temp_path("u128.ckpt");
+  const std::uint64_t big = (std::uint64_t{1} << 61) - 8;  // a multiple of 8, as counts of a
+                                                           // symmetric plan's classes must be
+  nq::u128 expected = 0;
+  {
+    nq::FileJournal j(journal, std::chrono::milliseconds(10));
+    ASSERT_TRUE(j.begin(nq::run_identity(plan)).ok());
+    std::vector<nq::FinishedSubproblem> done;
+    for (std::size_t i = 0; i + 10 < plan.size(); ++i) {
+      done.push_back({i, {big, 1}});
+      expected += nq::u128{plan.weight(i)} * big;
+    }
+    j.record(done);
+    ASSERT_TRUE(j.close().ok());
+  }
+  for (std::size_t i = plan.size() - 10; i < plan.size(); ++i)  // what the ranks will count
+    expected += nq::u128{plan.weight(i)} * nq::count_one_scalar(plan.subproblems[i]).solutions;
+  ASSERT_GT(expected, nq::u128{~std::uint64_t{0}});
+  const Outcome r =
+      mpi(2, "--n 12 --kernel scalar --threads 1 --checkpoint " + journal + " --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["total"], nq::to_string(expected)) << r.out;
+  EXPECT_EQ(j["subproblems_resumed"].get<std::uint64_t>(), plan.size() - 10);
+}
+
 TEST(Mpi, BadInputAndForeignJournalsExitTwo) {
   EXPECT_EQ(mpi(2, "--n 0").status, 2);
   // The options table's rules hold here too: --threads at most 4096, decimal numbers only.
-  for (const char* bad : {"--n 8 --threads 4097", "--n 010", "--n 8 --n 9"}) {
+  // And what nqcount-mpi cannot do is refused, not ignored: --algo dp (single-threaded),
+  // --task-stats (each rank counts a share), options without effect.
+  const std::string stats = temp_path("mpi-stats.csv");
+  for (const std::string& bad :
+       std::vector<std::string>{"--n 8 --threads 4097", "--n 010", "--n 8 --n 9",
+                                "--n 10 --algo dp", "--n 10 --task-stats " + stats,
+                                "--n 10 --checkpoint-every 5", "--n 10 --progress --no-progress"}) {
     const Outcome b = mpi(1, bad);
     EXPECT_EQ(b.status, 2) << bad << ": " << b.err;
     EXPECT_NE(b.err.find("nqcount: error: --"), std::string::npos) << bad << ": " << b.err;
   }
+  EXPECT_FALSE(std::filesystem::exists(stats));
   const std::string journal = temp_path("n11.ckpt");
   ASSERT_EQ(nqcount("--n 11 --checkpoint " + journal).status, 0);
   const Outcome r = mpi(2, "--n 12 --checkpoint " + journal);

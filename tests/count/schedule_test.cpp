@@ -235,6 +235,31 @@ std::vector<TaskStat> tasks_of(const std::vector<double>& seconds) {
   return t;
 }
 
+// nqcount-mpi's dealing: one rank alone takes the sum; with a free root, many equal tasks on
+// many ranks divide about evenly; a slow root makes itself the bottleneck (busy nearly all the
+// time, requests waiting their turn).
+TEST(DealerSimulator, OneRankTakesTheSumAndASlowRootIsTheBottleneck) {
+  const auto alone = simulate_dealer(tasks_of({1, 2, 3, 4}), 1, 1, 0.5);
+  EXPECT_DOUBLE_EQ(alone.makespan, 10);  // rank 0 skips its own queue
+  EXPECT_DOUBLE_EQ(alone.efficiency, 1);
+  EXPECT_DOUBLE_EQ(alone.root_busy, 0);
+
+  const std::vector<double> equal(64 * 64, 0.01);
+  const auto free_root = simulate_dealer(tasks_of(equal), 64, 1, 0);
+  EXPECT_NEAR(free_root.work, 64 * 64 * 0.01, 1e-9);
+  EXPECT_GT(free_root.efficiency, 0.9);
+  EXPECT_LE(free_root.efficiency, 1.0 + 1e-12);
+
+  const double root = 0.01;  // a batch result costs rank 0 as long as a task
+  const auto slow_root = simulate_dealer(tasks_of(equal), 64, 1, root);
+  EXPECT_LT(slow_root.efficiency, 0.5 * free_root.efficiency);
+  EXPECT_GT(slow_root.root_busy, 0.9);
+  EXPECT_GT(slow_root.longest_wait, 0);
+  // More threads a rank: the same tasks, fewer batches' worth of wall time each.
+  const auto wide = simulate_dealer(tasks_of(equal), 4, 16, 0);
+  EXPECT_GT(wide.efficiency, 0.8);
+}
+
 TEST(Simulator, OneWorkerTakesTheSumOfTheCosts) {
   const auto r = simulate_schedule(tasks_of({1, 2, 3, 4}), 1, 16);
   EXPECT_DOUBLE_EQ(r.makespan, 10);
