@@ -7,7 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
-#include "count/estimate.hpp"
+#include "count/count.hpp"
 
 namespace nq::cli {
 namespace {
@@ -50,6 +50,7 @@ int run_estimate(const EstimateArgs& args) {
   config.procs = args.procs;
   config.node_cores = args.node_cores;
   config.threads = args.threads;
+  warn_if_oversubscribed(args.threads);
   const auto r = estimate_count(config);
   if (!r.ok()) {
     print_error(r.error().message);

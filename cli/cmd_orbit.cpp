@@ -13,7 +13,7 @@
 #include "cli/io/stdout_stream.hpp"
 #include "cli/output.hpp"
 #include "cli/perm_text.hpp"
-#include "count/known.hpp"
+#include "count/count.hpp"
 
 namespace nq::cli {
 

@@ -16,18 +16,13 @@
 #include "cli/io/stdout_stream.hpp"
 #include "cli/output.hpp"
 #include "cli/perm_text.hpp"
-#include "count/known.hpp"
+#include "count/count.hpp"
 
 namespace nq::cli {
 namespace {
 
-std::string perm_digits(const Perm& p) {  // a node's name: "n5_13524"-like, separators "_"
-  std::string s;
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    if (i > 0) s += '_';
-    s += std::to_string(p[i] + 1);
-  }
-  return s;
+std::string perm_digits(const Perm& p) {  // a node's name: "1_3_5_2_4"
+  return perm_text(p, '_');
 }
 
 std::string step_label(const GrowthEdge& e) {
@@ -240,8 +235,8 @@ int run_orbits(const OrbitsArgs& args) {
     }
     out.flush();
     if (out.failed() && !out.closed()) {
-      print_error("cannot write the output: " + out.error_text());
-      return 1;
+      print_error("cannot write to standard output: " + out.error_text());
+      return 2;
     }
   }
   if (!sig.collisions.empty())

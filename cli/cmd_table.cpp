@@ -6,7 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
-#include "count/known.hpp"
+#include "count/count.hpp"
 
 namespace nq::cli {
 

@@ -8,8 +8,6 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "count/count.hpp"
-#include "count/schedule.hpp"
-#include "count/topology.hpp"
 
 namespace nq::cli {
 

@@ -235,50 +235,89 @@ struct SortedParts {
   std::vector<std::uint64_t> anti, main, pattern;
 };
 
+// The placements of a half's rows row_of[0..count) (squares[j] free in row j, bits[j][c] the
+// crossing bits of column c in it), depth first, one queen per row, no two attacking: a plain
+// value that can stop and go on where it stopped (and be copied to come back there later).
+struct PartWalk {
+  Mask cols[kMaxN + 1] = {}, ld[kMaxN + 1] = {}, rd[kMaxN + 1] = {}, avail[kMaxN + 1] = {};
+  std::uint64_t anti[kMaxN + 1] = {}, main[kMaxN + 1] = {}, pattern[kMaxN + 1] = {};
+  int depth = 0;
+  bool done = true;
+
+  void start(Mask first_row_squares) {
+    cols[0] = ld[0] = rd[0] = 0;
+    anti[0] = main[0] = pattern[0] = 0;
+    avail[0] = first_row_squares;
+    depth = 0;
+    done = false;
+  }
+  // Calls at(anti, main, pattern, cols) for each placement from where the walk stands: its
+  // diagonals (row + col, row - col + 31), crossing bits and columns. at returns false to stop
+  // the walk before that placement, which the next run() meets again. Sets `done` at the end.
+  template <class At>
+  void run(const int* row_of, const Mask* squares, int count, const std::uint64_t (*bits)[kMaxN],
+           At&& at) {
+    int d = depth;
+    for (;;) {
+      const Mask a = avail[d];
+      if (a == 0) {
+        if (d == 0) {
+          done = true;
+          break;
+        }
+        --d;
+        continue;
+      }
+      const Mask bit = a & (0u - a);
+      const int c = std::countr_zero(bit), row = row_of[d];
+      const std::uint64_t na = anti[d] | 1ull << (row + c), nm = main[d] | 1ull << (row - c + 31);
+      const std::uint64_t np = pattern[d] | bits[d][c];
+      const Mask nc = cols[d] | bit;
+      if (d + 1 == count) {
+        if (!at(na, nm, np, nc)) break;
+        avail[d] = a ^ bit;
+        continue;
+      }
+      avail[d] = a ^ bit;
+      const int gap = row_of[d + 1] - row;
+      const Mask nl = (ld[d] | bit) << gap, nr = (rd[d] | bit) >> gap;
+      const Mask next = squares[d + 1] & ~(nc | nl | nr);
+      if (next == 0) continue;
+      ++d;
+      cols[d] = nc;
+      ld[d] = nl;
+      rd[d] = nr;
+      anti[d] = na;
+      main[d] = nm;
+      pattern[d] = np;
+      avail[d] = next;
+    }
+    depth = d;
+  }
+};
+
+// A half's columns packed to the bottom bits (the bucket key of a part's columns).
+inline Mask packed_columns(Mask cols, Mask half) {
+  const int low = std::countr_zero(half);
+  return std::has_single_bit((half >> low) + 1) ? cols >> low
+                                                : static_cast<Mask>(extract_bits(cols, half));
+}
+
 // Placements of rows row_of[0..count) (squares[j] free in row j), appended to `out`.
 // Returns false (and stops) past `limit` placements.
 inline bool enumerate_part(const int* row_of, const Mask* squares, int count, Mask half,
                            const std::uint64_t (*bits)[kMaxN], std::size_t limit,
                            std::vector<Part>& out) {
-  const int low = std::countr_zero(half);
-  const bool contiguous = std::has_single_bit((half >> low) + 1);
-  Mask cols[kMaxN + 1], ld[kMaxN + 1], rd[kMaxN + 1], avail[kMaxN + 1];
-  std::uint64_t anti[kMaxN + 1], main[kMaxN + 1], pattern[kMaxN + 1];
-  cols[0] = ld[0] = rd[0] = 0;
-  anti[0] = main[0] = pattern[0] = 0;
-  avail[0] = squares[0];
-  int d = 0;
-  for (;;) {
-    const Mask a = avail[d];
-    if (a == 0) {
-      if (d == 0) return true;
-      --d;
-      continue;
-    }
-    const Mask bit = a & (0u - a);
-    avail[d] = a ^ bit;
-    const int c = std::countr_zero(bit), row = row_of[d];
-    const std::uint64_t na = anti[d] | 1ull << (row + c), nm = main[d] | 1ull << (row - c + 31);
-    const std::uint64_t np = pattern[d] | bits[d][c];
-    const Mask nc = cols[d] | bit;
-    if (d + 1 == count) {
-      if (out.size() >= limit) return false;
-      out.push_back({na, nm, np, contiguous ? nc >> low : extract_bits(nc, half)});
-      continue;
-    }
-    const int gap = row_of[d + 1] - row;
-    const Mask nl = (ld[d] | bit) << gap, nr = (rd[d] | bit) >> gap;
-    const Mask next = squares[d + 1] & ~(nc | nl | nr);
-    if (next == 0) continue;
-    ++d;
-    cols[d] = nc;
-    ld[d] = nl;
-    rd[d] = nr;
-    anti[d] = na;
-    main[d] = nm;
-    pattern[d] = np;
-    avail[d] = next;
-  }
+  PartWalk walk;
+  walk.start(squares[0]);
+  bool full = false;
+  walk.run(row_of, squares, count, bits,
+           [&](std::uint64_t a, std::uint64_t m, std::uint64_t p, Mask cols) {
+             if (out.size() >= limit) return !(full = true);
+             out.push_back({a, m, p, packed_columns(cols, half)});
+             return true;
+           });
+  return !full;
 }
 
 // The candidates bottom[lo..hi) for one top part: writes t_pattern | pattern of each one whose
@@ -358,17 +397,14 @@ struct SettledHalf {
   int row_of[kMaxN] = {};
   Mask squares[kMaxN] = {};
   std::uint64_t bits[kMaxN][kMaxN] = {};  // crossing bits of (row j of the half, column c)
-  // The depth-first walk over the top part (enumerate_part's loop, stopped and resumed): a
-  // plain value, so that a copy taken before next() makes that chunk again later (sampling).
+  // The walk over the top part, stopped and resumed: a plain value, so that a copy taken before
+  // next() makes that chunk again later (sampling).
   struct Walk {
-    Mask cols[kMaxN + 1] = {}, ld[kMaxN + 1] = {}, rd[kMaxN + 1] = {}, avail[kMaxN + 1] = {};
-    std::uint64_t anti[kMaxN + 1] = {}, main[kMaxN + 1] = {}, pattern[kMaxN + 1] = {};
-    int depth = 0;
-    bool done = true;
+    PartWalk top;
     std::uint64_t candidates = 0;  // bottom placements examined since rewind()
   };
   Walk walk;
-  bool done() const { return walk.done; }
+  bool done() const { return walk.top.done; }
   std::uint64_t candidates() const { return walk.candidates; }
   const HalfScratch* parts = nullptr;
 
@@ -426,11 +462,7 @@ struct SettledHalf {
 
   // Restarts the walk at the first top placement.
   void rewind() {
-    walk.cols[0] = walk.ld[0] = walk.rd[0] = 0;
-    walk.anti[0] = walk.main[0] = walk.pattern[0] = 0;
-    walk.avail[0] = squares[0];
-    walk.depth = 0;
-    walk.done = false;
+    walk.top.start(squares[0]);
     walk.candidates = 0;
   }
 
@@ -439,59 +471,22 @@ struct SettledHalf {
   // returns 0 only then. capacity must hold the largest bucket (parts_limit of setup).
   std::size_t next(std::vector<std::uint64_t>& out, std::size_t capacity) {
     const HalfScratch& hs = *parts;
-    Mask *cols = walk.cols, *ld = walk.ld, *rd = walk.rd, *avail = walk.avail;
-    std::uint64_t *anti = walk.anti, *main = walk.main, *pattern = walk.pattern;
-    std::uint64_t& candidates = walk.candidates;
-    const int low = std::countr_zero(half);
-    const bool contiguous = std::has_single_bit((half >> low) + 1);
     const std::uint32_t all = top == k ? 0 : (1u << k) - 1;
     std::size_t n = 0;
-    int d = walk.depth;
-    for (;;) {
-      const Mask a = avail[d];
-      if (a == 0) {
-        if (d == 0) {
-          walk.done = true;
-          break;
-        }
-        --d;
-        continue;
-      }
-      const Mask bit = a & (0u - a);
-      const int c = std::countr_zero(bit), row = row_of[d];
-      const std::uint64_t na = anti[d] | 1ull << (row + c), nm = main[d] | 1ull << (row - c + 31);
-      const std::uint64_t np = pattern[d] | bits[d][c];
-      const Mask nc = cols[d] | bit;
-      if (d + 1 == top) {
-        const Mask packed = contiguous ? nc >> low : static_cast<Mask>(extract_bits(nc, half));
-        const std::uint32_t want = all & ~packed;
-        const std::uint32_t lo = hs.start[want], hi = hs.start[want + 1];
-        if (lo != hi) {
-          if (n + (hi - lo) > capacity) break;  // this placement starts the next chunk
+    walk.top.run(
+        row_of, squares, top, bits,
+        [&](std::uint64_t a, std::uint64_t m, std::uint64_t p, Mask cols) {
+          const std::uint32_t want = all & ~packed_columns(cols, half);
+          const std::uint32_t lo = hs.start[want], hi = hs.start[want + 1];
+          if (lo == hi) return true;
+          if (n + (hi - lo) > capacity) return false;  // it starts the next chunk
           if (out.size() < n + (hi - lo) + 8)
             out.resize(std::min(capacity + 8, std::max(2 * out.size(), n + (hi - lo) + 8)));
-          candidates += hi - lo;
+          walk.candidates += hi - lo;
           n += join_bucket(hs.sorted.anti.data(), hs.sorted.main.data(), hs.sorted.pattern.data(),
-                           lo, hi, na, nm, np, out.data() + n);
-        }
-        avail[d] = a ^ bit;
-        continue;
-      }
-      avail[d] = a ^ bit;
-      const int gap = row_of[d + 1] - row;
-      const Mask nl = (ld[d] | bit) << gap, nr = (rd[d] | bit) >> gap;
-      const Mask next_squares = squares[d + 1] & ~(nc | nl | nr);
-      if (next_squares == 0) continue;
-      ++d;
-      cols[d] = nc;
-      ld[d] = nl;
-      rd[d] = nr;
-      anti[d] = na;
-      main[d] = nm;
-      pattern[d] = np;
-      avail[d] = next_squares;
-    }
-    walk.depth = d;
+                           lo, hi, a, m, p, out.data() + n);
+          return true;
+        });
     return n;
   }
 };

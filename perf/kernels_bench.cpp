@@ -50,13 +50,9 @@ void register_all() {
     for (const nq::Kernel& k : nq::all_kernels()) add(k, 15, batch);
 }
 
+[[maybe_unused]] const bool registered =
+    (register_all(), true);  // before BENCHMARK_MAIN's main() runs
+
 }  // namespace
 
-int main(int argc, char** argv) {
-  register_all();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+BENCHMARK_MAIN();

@@ -1,12 +1,14 @@
 // The bookkeeping around counting a plan, shared by count() and by nqcount-mpi's root (which
 // deals the same plan to ranks instead of arenas): resume from a journal, the progress
-// monitor's cost totals, and the result from the sums. Never prints.
+// monitor's cost totals (from the plan's cost estimate, cost.hpp), and the result from the
+// sums. Never prints.
 #pragma once
 
 #include <cstdint>
 #include <span>
 
 #include "common/types.hpp"
+#include "count/cost.hpp"
 #include "count/count.hpp"
 #include "count/journal.hpp"
 #include "count/plan.hpp"
