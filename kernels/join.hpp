@@ -562,10 +562,15 @@ inline void transpose_within(__m512i* r, std::uint64_t mask, __mmask8 low) {  //
   const __m512i m = _mm512_set1_epi64(static_cast<long long>(mask));
   for (int x = 0; x < 8; ++x) {
     const __m512i v = r[x];
-    // Lane l's partner l ^ J (a 256-bit, 128-bit or 64-bit swap).
-    const Lanes8 swap = {0 ^ J, 1 ^ J, 2 ^ J, 3 ^ J, 4 ^ J, 5 ^ J, 6 ^ J, 7 ^ J};
-    const __m512i partner =
-        reinterpret_cast<__m512i>(__builtin_shuffle(reinterpret_cast<Lanes8>(v), swap));
+    // Lane l's partner l ^ J: a swap of 256-bit halves, of 128-bit pairs, of 64-bit pairs
+    // (immediate shuffles, which GCC and clang both have).
+    __m512i partner;
+    if constexpr (J == 4)
+      partner = _mm512_shuffle_i64x2(v, v, 0x4e);  // 128-bit lanes 2, 3, 0, 1
+    else if constexpr (J == 2)
+      partner = _mm512_shuffle_i64x2(v, v, 0xb1);  // 128-bit lanes 1, 0, 3, 2
+    else
+      partner = _mm512_shuffle_epi32(v, _MM_PERM_BADC);  // 64-bit halves of each 128 swapped
     // In a low lane (lo = v, hi = partner) and a high one (lo = partner, hi = v) alike:
     // t = ((lo >> J) ^ hi) & m; the low lane takes t << J, the high one t.
     const __m512i lo = _mm512_mask_blend_epi64(low, partner, v);

@@ -6,6 +6,11 @@
 
 #include "kernels/kernels.hpp"
 
+// GCC 12's AVX-512 headers trip -Wmaybe-uninitialized on their own _mm512_undefined_*
+// placeholders (GCC bug 105593, fixed in GCC 13), as in avx512.cpp.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq,avx512vpopcntdq,bmi,bmi2,popcnt,lzcnt")
 
@@ -50,3 +55,4 @@ std::uint64_t count_disjoint_pairs_avx512(std::span<const std::uint64_t> a,
 }  // namespace nq
 
 #pragma GCC pop_options
+#pragma GCC diagnostic pop
