@@ -96,7 +96,7 @@ int run_solve_blnq(const SolveArgs& args) {
                          {"improving_moves", run.improving},
                          {"success", run.success}});
     nlohmann::json j{{"n", r.n},
-                     {"method", "blnq"},
+                     {"method", kBlnqMethodName},
                      {"budget", r.budget},
                      {"budget_rule", args.budget},
                      {"seed", r.seed},

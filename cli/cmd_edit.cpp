@@ -18,11 +18,8 @@
 namespace nq::cli {
 
 int run_edit(const EditArgs& args) {
-  auto parsed = parse_perm(args.perm);
-  if (!parsed) {
-    print_error(parsed.error().message);
-    return 2;
-  }
+  const std::optional<Perm> parsed = perm_argument(args.perm);
+  if (!parsed) return 2;
   const int given = !args.inc.empty() + !args.del.empty() + !args.mov.empty();
   if (given != 1) {
     print_error("give exactly one of --inc R,C, --del R,C or --mov R,C,R2,C2");

@@ -18,11 +18,8 @@
 namespace nq::cli {
 
 int run_orbit(const OrbitArgs& args) {
-  auto parsed = parse_perm(args.perm);
-  if (!parsed) {
-    print_error(parsed.error().message);
-    return 2;
-  }
+  const std::optional<Perm> parsed = perm_argument(args.perm);
+  if (!parsed) return 2;
   const Perm& p = *parsed;
   const bool solution = is_solution(p);
   const OrbitInfo o = orbit_of(p);

@@ -30,6 +30,7 @@
 #include "cli/output.hpp"
 #include "cli/perm_text.hpp"
 #include "common/threads.hpp"
+#include "solve/blnq.hpp"
 #include "solve/solve.hpp"
 
 namespace nq::cli {
@@ -387,7 +388,7 @@ int report_failure(const SolveResult& r, const SolveConfig& c, const std::string
 }  // namespace
 
 int run_solve(const SolveArgs& args) {
-  if (args.method == "blnq") {
+  if (args.method == kBlnqMethodName) {
     SolveArgs blnq = args;
     if (blnq.budget.empty()) blnq.budget = "n2";
     if (blnq.runs == 0) blnq.runs = 1;

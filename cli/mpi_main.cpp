@@ -117,9 +117,7 @@ class Dealer {
   Batch take(int rank) {
     std::lock_guard lock(mu_);
     const std::size_t left = todo_.size() - next_;
-    // Guided self-scheduling, capped so that no batch holds more than 1/(64 consumers) of the
-    // plan: the batches out with the ranks are all a lost rank (or a killed job) costs again.
-    const std::size_t cap = std::max<std::size_t>(1, plan_.size() / (64 * consumers_));
+    const std::size_t cap = dealer_batch_cap(plan_.size(), consumers_);
     Batch b;
     for (const bool own : {false, true}) {
       if (own && left > 0) break;
@@ -136,8 +134,7 @@ class Dealer {
       }
     }
     const std::size_t batch =
-        synthetic() ? std::min<std::size_t>(left, 1)
-                    : std::min({left, cap, std::max<std::size_t>(1, left / (4 * consumers_))});
+        synthetic() ? std::min<std::size_t>(left, 1) : dealer_batch(left, plan_.size(), consumers_);
     b.indices.assign(todo_.begin() + static_cast<std::ptrdiff_t>(next_),
                      todo_.begin() + static_cast<std::ptrdiff_t>(next_ + batch));
     next_ += batch;

@@ -12,6 +12,7 @@
 #include "common/types.hpp"
 #include "count/count.hpp"
 #include "kernels/kernels.hpp"
+#include "solve/blnq.hpp"
 #include "solve/solve.hpp"
 
 namespace nq::cli {
@@ -86,11 +87,10 @@ std::vector<OptionRow> option_table(Args& a) {
   }();
   // --method's words and help (solve), from the solver's table (the first is the default), and
   // blnq, which reports statistics of its runs rather than a solution (cli/cmd_blnq.cpp).
-  static constexpr const char* kBlnq = "blnq";
   static const std::vector<std::string> method_choices = [] {
     std::vector<std::string> words;
     for (const SolveMethodInfo& m : solve_methods()) words.emplace_back(m.name);
-    words.emplace_back(kBlnq);
+    words.emplace_back(kBlnqMethodName);
     return words;
   }();
   static const std::string method_help_solve = [] {
@@ -98,7 +98,7 @@ std::vector<OptionRow> option_table(Args& a) {
     for (const SolveMethodInfo& m : solve_methods())
       help += (help.empty() ? "" : ", ") + std::string(m.name) + " (" + m.description +
               (help.empty() ? "; the default)" : ")");
-    return help + ", " + kBlnq +
+    return help + ", " + kBlnqMethodName +
            " (Candia & Astudillo's swap hill climbing: a fixed --budget of neighbours, no "
            "restart, statistics over --runs)";
   }();

@@ -1,8 +1,10 @@
 #include "cli/perm_text.hpp"
 
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "cli/output.hpp"
 #include "common/types.hpp"
 
 namespace nq::cli {
@@ -140,6 +142,13 @@ Expected<std::vector<int>> parse_positions(const std::string& text, std::size_t 
     out.push_back(*v);
   }
   return out;
+}
+
+std::optional<Perm> perm_argument(const std::string& text) {
+  auto parsed = parse_perm(text);
+  if (parsed) return std::move(parsed.value());
+  print_error(parsed.error().message);
+  return std::nullopt;
 }
 
 std::string perm_text(const Perm& p, char separator) {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ namespace nq::cli {
 // "2,4,1,3", "2 4 1 3" or "(2, 4, 1, 3)" -> {1, 3, 0, 2}: 1-based rows in, 0-based out,
 // checked to be a permutation.
 Expected<Perm> parse_perm(const std::string& text);
+// The --perm argument of orbit and edit: parsed, or nothing once the error is printed (the
+// command then exits 2).
+std::optional<Perm> perm_argument(const std::string& text);
 // `count` comma-separated positions of `flag` (e.g. --inc 0.5,0.5), each doubled: "0.5" -> 1.
 Expected<std::vector<int>> parse_positions(const std::string& text, std::size_t count,
                                            const std::string& flag);

@@ -34,6 +34,8 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "common/prefault.hpp"
@@ -630,22 +632,19 @@ void chunk_offsets_fixed(const std::uint64_t* p, std::size_t n, std::uint16_t* o
       out[k] =
           static_cast<std::uint16_t>((p[i] >> (kChunkBits * k) & (kChunkValues - 1)) * kEntryBytes);
 }
-inline void chunk_offsets(const std::uint64_t* p, std::size_t n, int chunks, std::uint16_t* out) {
-  switch (chunks) {
-#define NQ_CHUNKS(c) \
-  case c:            \
-    return chunk_offsets_fixed<c>(p, n, out);
-    NQ_CHUNKS(1)
-    NQ_CHUNKS(2)
-    NQ_CHUNKS(3)
-    NQ_CHUNKS(4)
-    NQ_CHUNKS(5)
-    NQ_CHUNKS(6)
-    NQ_CHUNKS(7)
-    NQ_CHUNKS(8)
-    NQ_CHUNKS(9)
-#undef NQ_CHUNKS
+// Calls f(std::integral_constant<int, c>{}) for c = chunks, 1..9 (ceil(62 / kChunkBits): the
+// most diagonals a pattern has): a run-time chunk count made a template argument, so that the
+// loops over the chunks unroll.
+template <class F>
+void with_chunks(int chunks, F&& f) {
+  [&]<int... C>(std::integer_sequence<int, C...>) {
+    (void)((chunks == C + 1 ? (f(std::integral_constant<int, C + 1>{}), true) : false) || ...);
   }
+  (std::make_integer_sequence<int, 9>{});
+}
+
+inline void chunk_offsets(const std::uint64_t* p, std::size_t n, int chunks, std::uint16_t* out) {
+  with_chunks(chunks, [&](auto c) { chunk_offsets_fixed<c()>(p, n, out); });
 }
 
 // sums += popcounts of (AND over k of table k's entry at offsets k), for each of the n members
@@ -668,21 +667,7 @@ void match_chunks_fixed(const char* table, const std::uint16_t* offsets, std::si
 template <int W>
 void match_chunks(const char* table, int chunks, const std::uint16_t* offsets, std::size_t n,
                   Words<W>& sums) {
-  switch (chunks) {
-#define NQ_CHUNKS(c) \
-  case c:            \
-    return match_chunks_fixed<W, c>(table, offsets, n, sums);
-    NQ_CHUNKS(1)
-    NQ_CHUNKS(2)
-    NQ_CHUNKS(3)
-    NQ_CHUNKS(4)
-    NQ_CHUNKS(5)
-    NQ_CHUNKS(6)
-    NQ_CHUNKS(7)
-    NQ_CHUNKS(8)
-    NQ_CHUNKS(9)
-#undef NQ_CHUNKS
-  }
+  with_chunks(chunks, [&](auto c) { match_chunks_fixed<W, c()>(table, offsets, n, sums); });
 }
 
 // Pairs (a in big, b in small) with a & b == 0, by bit slices over `big`, in blocks of 64 W

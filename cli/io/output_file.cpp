@@ -1,7 +1,6 @@
 #include "cli/io/output_file.hpp"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -74,19 +73,11 @@ bool OutputFile::open(std::string* error) {
     ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
     return true;
   }
-  // A new file gets the usual mode; a replaced one keeps its own.
-  mode_t mode = 0644;
-  struct stat st {};
-  if (target_.kind == OutputKind::kRegular && ::stat(target_.path.c_str(), &st) == 0)
-    mode = st.st_mode & 07777;
-  temp_ = target_.path + ".tmp.XXXXXX";
-  fd_ = ::mkostemp(temp_.data(), O_CLOEXEC);
-  if (fd_ < 0) {
-    temp_.clear();
+  if (const int failed = create_temp_beside(target_.path, fd_, temp_)) {
+    errno = failed;
     *error = "cannot write " + describe_errno();
     return false;
   }
-  ::fchmod(fd_, mode);
   return true;
 }
 
@@ -135,19 +126,21 @@ bool OutputFile::commit(std::string* error) {
     stdio_ = nullptr;
   }
   int failure = write_failed_ ? write_errno_ : 0;
-  if (!failure && target_.kind != OutputKind::kStream && ::fsync(fd_) != 0) failure = errno;
-  const int closed = ::close(fd_);
-  if (!failure && closed != 0) failure = errno;  // a deferred write error (NFS, quota)
-  fd_ = -1;
-  if (!failure && !temp_.empty() && std::rename(temp_.c_str(), target_.path.c_str()) != 0)
-    failure = errno;
-  if (failure) {
+  if (!failure) {
+    if (temp_.empty()) {
+      failure = ::close(fd_) == 0 ? 0 : errno;  // a stream: a deferred write error
+    } else {
+      failure = publish_temp(fd_, temp_, target_.path);  // removes the temporary file on failure
+      temp_.clear();
+    }
+    fd_ = -1;
+  }
+  if (failure) {  // discard() closes and removes what is still open
     errno = failure;
     *error = "cannot write " + describe_errno();
     discard();
     return false;
   }
-  temp_.clear();
   return true;
 }
 

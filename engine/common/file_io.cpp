@@ -1,10 +1,12 @@
 #include "common/file_io.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -26,6 +28,28 @@ bool write_all(int fd, const void* data, std::size_t size, std::size_t* written)
   }
   if (written) *written = done;
   return ok;
+}
+
+int create_temp_beside(const std::string& target, int& fd, std::string& temp) {
+  mode_t mode = 0644;  // a new file gets the usual mode; a replaced one keeps its own
+  struct stat st {};
+  if (::stat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode)) mode = st.st_mode & 07777;
+  temp = target + ".tmp.XXXXXX";
+  fd = ::mkostemp(temp.data(), O_CLOEXEC);
+  if (fd < 0) {
+    temp.clear();
+    return errno;
+  }
+  ::fchmod(fd, mode);
+  return 0;
+}
+
+int publish_temp(int fd, const std::string& temp, const std::string& target) {
+  int failure = ::fsync(fd) == 0 ? 0 : errno;
+  if (::close(fd) != 0 && !failure) failure = errno;  // a deferred write error (NFS, quota)
+  if (!failure && std::rename(temp.c_str(), target.c_str()) != 0) failure = errno;
+  if (failure) ::unlink(temp.c_str());
+  return failure;
 }
 
 namespace {

@@ -35,6 +35,13 @@ struct OutputTarget {
   OutputKind kind = OutputKind::kNew;
 };
 
+// The atomic half of the rule, for a regular or new target: a temporary file beside it
+// (`target`.tmp.XXXXXX, with the target's own mode when it exists, else 0644), and its
+// publication: fsync, close, rename onto the target. Both return 0 or the errno of the first
+// failure; publish_temp closes `fd` and removes the temporary file whatever happens.
+int create_temp_beside(const std::string& target, int& fd, std::string& temp);
+int publish_temp(int fd, const std::string& temp, const std::string& target);
+
 // Where writing `path` leads, by the rule above; an Error (naming `path`) if it is refused.
 Expected<OutputTarget> resolve_output(const std::string& path);
 

@@ -66,16 +66,21 @@ void encode_record(const FinishedSubproblem& f, unsigned char* r) {
 Expected<bool> create_journal(const std::string& path, const RunIdentity& run) {
   unsigned char h[FileJournal::kHeaderBytes];
   encode_header(run, h);
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return Error{sys_error("cannot create", path)};
-  const bool ok = write_all(fd, h, sizeof h) && ::fsync(fd) == 0;
-  const std::string err = ok ? "" : sys_error("cannot write", path);
-  ::close(fd);
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string msg = ok ? sys_error("cannot create", path) : err;
+  int fd = -1;
+  std::string tmp;
+  if (const int failed = create_temp_beside(path, fd, tmp)) {
+    errno = failed;
+    return Error{sys_error("cannot create", path)};
+  }
+  if (!write_all(fd, h, sizeof h)) {
+    const Error e{sys_error("cannot write", path)};
+    ::close(fd);
     ::unlink(tmp.c_str());
-    return Error{msg};
+    return e;
+  }
+  if (const int failed = publish_temp(fd, tmp, path)) {
+    errno = failed;
+    return Error{sys_error("cannot write", path)};
   }
   return true;
 }

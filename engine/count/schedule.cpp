@@ -231,6 +231,15 @@ SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, 
   return run;
 }
 
+std::size_t dealer_batch_cap(std::size_t plan_size, std::size_t ranks) {
+  return std::max<std::size_t>(1, plan_size / (64 * std::max<std::size_t>(1, ranks)));
+}
+
+std::size_t dealer_batch(std::size_t left, std::size_t plan_size, std::size_t ranks) {
+  const std::size_t guided = std::max<std::size_t>(1, left / (4 * std::max<std::size_t>(1, ranks)));
+  return std::min({left, dealer_batch_cap(plan_size, ranks), guided});
+}
+
 SimulatedDeal simulate_dealer(const std::vector<TaskStat>& tasks, int ranks, int threads,
                               double root_seconds) {
   SimulatedDeal r;
@@ -238,8 +247,6 @@ SimulatedDeal simulate_dealer(const std::vector<TaskStat>& tasks, int ranks, int
   r.threads = std::max(1, threads);
   const auto consumers = static_cast<std::size_t>(r.ranks);
   const std::size_t plan = tasks.size();
-  // The dealer's batch rule (cli/mpi_main.cpp, Dealer::take).
-  const std::size_t cap = std::max<std::size_t>(1, plan / (64 * consumers));
   std::size_t next = 0;
   auto batch_time = [&](std::size_t begin, std::size_t end) {  // list scheduling on the threads
     std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
@@ -255,9 +262,7 @@ SimulatedDeal simulate_dealer(const std::vector<TaskStat>& tasks, int ranks, int
     return last;
   };
   auto take = [&] {
-    const std::size_t left = plan - next;
-    const std::size_t batch =
-        std::min({left, cap, std::max<std::size_t>(1, left / (4 * consumers))});
+    const std::size_t batch = dealer_batch(plan - next, plan, consumers);
     const std::size_t begin = next;
     next += batch;
     if (batch) ++r.batches;
@@ -279,6 +284,8 @@ SimulatedDeal simulate_dealer(const std::vector<TaskStat>& tasks, int ranks, int
       server_free = start + root_seconds;
       serving += root_seconds;
       start = server_free;
+      // The run ends when rank 0 has served the last request, the final "no more work" too.
+      r.makespan = std::max(r.makespan, start);
     }
     const auto [begin, end] = take();
     if (begin == end) continue;  // no work left: this rank stops

@@ -191,6 +191,13 @@ SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, 
 // each (what scripts/mpi-throughput measures: 1 / batch results per second); rank 0's own
 // batches skip the queue. Communication is otherwise free. The question it answers: at how
 // many ranks does rank 0 become the bottleneck for a plan of these task costs?
+// nqcount-mpi's batch rule: guided self-scheduling (the tasks left over four times the ranks),
+// capped so that no batch holds more than 1/(64 ranks) of the plan, since the batches out with
+// the ranks are all a lost rank (or a killed job) costs again. At least 1 while any is left.
+std::size_t dealer_batch(std::size_t left, std::size_t plan_size, std::size_t ranks);
+// The cap alone (also the most cross-checks a check batch carries).
+std::size_t dealer_batch_cap(std::size_t plan_size, std::size_t ranks);
+
 struct SimulatedDeal {
   int ranks = 0, threads = 0;
   double makespan = 0;        // seconds until the last rank is done

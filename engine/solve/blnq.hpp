@@ -18,6 +18,8 @@
 
 namespace nq {
 
+// --method's word for it (solve's other methods are in solve_methods()).
+inline constexpr const char* kBlnqMethodName = "blnq";
 inline constexpr std::uint64_t kMaxBlnqRuns = 1'000'000;
 inline constexpr std::int64_t kMaxBlnqN = 100'000'000;
 

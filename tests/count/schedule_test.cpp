@@ -255,6 +255,12 @@ TEST(DealerSimulator, OneRankTakesTheSumAndASlowRootIsTheBottleneck) {
   EXPECT_LT(slow_root.efficiency, 0.5 * free_root.efficiency);
   EXPECT_GT(slow_root.root_busy, 0.9);
   EXPECT_GT(slow_root.longest_wait, 0);
+  EXPECT_LE(slow_root.root_busy, 1.0);
+  // A root far slower than the work: the makespan is its serving, every request in turn (each
+  // rank's batches and its final "no more work"), so it is busy all of that time, never more.
+  const auto bound = simulate_dealer(tasks_of(std::vector<double>(64, 1e-6)), 64, 1, 1.0);
+  EXPECT_GE(bound.makespan, 63.0);  // at least the 63 other ranks' last requests
+  EXPECT_NEAR(bound.root_busy, 1.0, 1e-6);
   // More threads a rank: the same tasks, fewer batches' worth of wall time each.
   const auto wide = simulate_dealer(tasks_of(equal), 4, 16, 0);
   EXPECT_GT(wide.efficiency, 0.8);
