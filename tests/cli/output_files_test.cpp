@@ -10,8 +10,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "tests/cli_runner.hpp"
 
@@ -73,6 +75,13 @@ TEST(OutputFiles, FullDeviceIsAWriteErrorNotSuccess) {
   expect_one_error_line(nqcount("solve --n 20000 --seed 1 --output " + full),
                         "No space left on device");
   expect_one_error_line(nqcount("solve --n 2000000 --seed 1 --output " + full),
+                        "No space left on device");
+  // The other writers: a Q-matrix and an LDPC matrix (MatrixMarket), the orbit growth graph.
+  expect_one_error_line(nqcount("solve --n 13 --seed 1 --format matrix --output " + full),
+                        "No space left on device");
+  expect_one_error_line(nqcount("solve --n 13 --modular --ldpc 3,4 --output " + full),
+                        "No space left on device");
+  expect_one_error_line(nqcount("orbits --n 8 --method algebraic --graph " + full),
                         "No space left on device");
   EXPECT_TRUE(is_char_device(full));
 }
@@ -164,6 +173,30 @@ TEST(OutputFiles, ScriptsFollowTheSameRule) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(is_char_device(csv));
   EXPECT_TRUE(fs::is_regular_file(dir + "/scaling.png") || !r.err.empty());
+}
+
+// The documented scripts/scaling command lines run as written: each names its --out folder
+// (the script refuses to run without one), and a line without it is refused.
+TEST(OutputFiles, DocumentedScalingCommandsNameTheirOutputFolder) {
+  int commands = 0;
+  std::vector<fs::path> pages{fs::path(NQ_SOURCE_DIR) / "README.md"};
+  for (const auto& entry : fs::directory_iterator(fs::path(NQ_SOURCE_DIR) / "docs"))
+    pages.push_back(entry.path());
+  for (const fs::path& page : pages) {
+    std::ifstream in(page);
+    for (std::string line; std::getline(in, line);)
+      for (std::size_t at = line.find("scripts/scaling --"); at != std::string::npos;
+           at = line.find("scripts/scaling --", at + 1)) {
+        const std::size_t end = line.find('`', at);  // the command ends with its code span
+        const std::string command = line.substr(at, end == std::string::npos ? end : end - at);
+        EXPECT_NE(command.find(" --out "), std::string::npos) << page << ": " << command;
+        ++commands;
+      }
+  }
+  EXPECT_GT(commands, 0);
+  const Outcome without = nq::test::shell(std::string("NQCOUNT=") + NQCOUNT_BIN + " " +
+                                          NQ_SOURCE_DIR + "/scripts/scaling --n 8 --threads 1");
+  EXPECT_EQ(without.status, 2) << without.err;
 }
 
 }  // namespace

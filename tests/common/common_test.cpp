@@ -1,0 +1,118 @@
+// engine/common: strict decimals, the full write, and the output-path rule with its atomic
+// temporary file (the CLI's writers and the checkpoint journal all go through these).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "common/file_io.hpp"
+#include "common/types.hpp"
+#include "tests/cli_runner.hpp"
+
+namespace nq {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string scratch(const std::string& name) {
+  const std::string dir = test::temp_path(name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+TEST(ParseDecimal, DigitsOnlyNoLeadingZeroWithinTheBound) {
+  std::uint64_t v = 7;
+  EXPECT_TRUE(parse_decimal("0", v));
+  EXPECT_EQ(v, 0u);
+  EXPECT_TRUE(parse_decimal("18446744073709551615", v));  // 2^64 - 1
+  EXPECT_EQ(v, ~std::uint64_t{0});
+  EXPECT_TRUE(parse_decimal("32", v, 32));
+  EXPECT_EQ(v, 32u);
+  for (const char* bad :
+       {"", "010", "0x8", " 5", "5 ", "+5", "-5", "2.0", "1e3", "5a", "18446744073709551616"}) {
+    v = 7;
+    EXPECT_FALSE(parse_decimal(bad, v)) << "'" << bad << "'";
+    EXPECT_EQ(v, 7u) << "a refused text leaves the value alone: '" << bad << "'";
+  }
+  EXPECT_FALSE(parse_decimal("33", v, 32));
+}
+
+TEST(WriteAll, WritesEverythingAndReportsTheError) {
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const std::string text(10000, 'q');
+  std::size_t written = 0;
+  ASSERT_TRUE(write_all(pipe_fds[1], text.data(), text.size(), &written));
+  EXPECT_EQ(written, text.size());
+  std::string back(text.size(), '\0');
+  std::size_t got = 0;
+  while (got < back.size()) {
+    const ssize_t k = ::read(pipe_fds[0], back.data() + got, back.size() - got);
+    ASSERT_GT(k, 0);
+    got += static_cast<std::size_t>(k);
+  }
+  EXPECT_EQ(back, text);
+  ::close(pipe_fds[0]);  // no reader left: EPIPE (SIGPIPE ignored for the test)
+  const auto old = ::signal(SIGPIPE, SIG_IGN);
+  errno = 0;
+  EXPECT_FALSE(write_all(pipe_fds[1], text.data(), text.size(), &written));
+  EXPECT_EQ(errno, EPIPE);
+  EXPECT_EQ(written, 0u);
+  ::signal(SIGPIPE, old);
+  ::close(pipe_fds[1]);
+}
+
+TEST(ResolveOutput, EachKindOfPathByTheRule) {
+  const std::string dir = scratch("resolve");
+  const std::string file = dir + "/file", link = dir + "/link", fifo = dir + "/fifo";
+  EXPECT_EQ(resolve_output(dir + "/new")->kind, OutputKind::kNew);
+  { std::ofstream(file) << "x"; }
+  EXPECT_EQ(resolve_output(file)->kind, OutputKind::kRegular);
+  fs::create_symlink(file, link);  // followed to its target; the link stays
+  const auto through = resolve_output(link);
+  ASSERT_TRUE(through.ok());
+  EXPECT_EQ(through->kind, OutputKind::kRegular);
+  EXPECT_EQ(fs::path(through->path), fs::canonical(file));
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  EXPECT_EQ(resolve_output(fifo)->kind, OutputKind::kStream);
+  EXPECT_EQ(resolve_output("/dev/stdout")->kind, OutputKind::kStream);
+  EXPECT_FALSE(resolve_output(dir).ok());  // a directory
+  EXPECT_FALSE(resolve_output("").ok());
+  fs::create_symlink(dir + "/nothing", dir + "/dangling");
+  EXPECT_FALSE(resolve_output(dir + "/dangling").ok());
+}
+
+TEST(TempBeside, PublishedWholeKeepingTheModeOrNotAtAll) {
+  const std::string dir = scratch("temp-beside");
+  const std::string target = dir + "/out";
+  { std::ofstream(target) << "old"; }
+  ASSERT_EQ(::chmod(target.c_str(), 0600), 0);
+  int fd = -1;
+  std::string temp;
+  ASSERT_EQ(create_temp_beside(target, fd, temp), 0);
+  EXPECT_EQ(fs::path(temp).parent_path(), fs::path(dir));
+  EXPECT_EQ(test::read_file(target), "old");  // untouched until published
+  ASSERT_TRUE(write_all(fd, "new", 3));
+  EXPECT_EQ(publish_temp(fd, temp, target), 0);
+  EXPECT_EQ(test::read_file(target), "new");
+  EXPECT_EQ(fs::status(target).permissions(), fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_FALSE(fs::exists(temp));
+  // A rename that fails (onto a directory) leaves the target and no temporary file.
+  const std::string folder = dir + "/folder";
+  fs::create_directories(folder + "/inside");
+  ASSERT_EQ(create_temp_beside(folder, fd, temp), 0);
+  EXPECT_NE(publish_temp(fd, temp, folder), 0);
+  EXPECT_FALSE(fs::exists(temp));
+  EXPECT_TRUE(fs::is_directory(folder + "/inside"));
+  EXPECT_NE(create_temp_beside(dir + "/missing/out", fd, temp), 0);
+}
+
+}  // namespace
+}  // namespace nq
