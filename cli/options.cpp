@@ -102,6 +102,14 @@ std::vector<OptionRow> option_table(Args& a) {
            " (Candia & Astudillo's swap hill climbing: a fixed --budget of neighbours, no "
            "restart, statistics over --runs)";
   }();
+  static const std::string cross_check_help =
+      "FRACTION in [0, 1]: count this seeded random fraction of the subproblems twice, the second "
+      "time with an independent kernel (the join: the best backtracking kernel, from n = " +
+      std::to_string(kJoinCheckedBySelfFromN) +
+      " its baseline build cut into other chunks; avx512, avx2: scalar; scalar: scalar-rows; "
+      "reference: the best backtracking kernel); any difference stops the run with exit 1, "
+      "naming the subproblem. 0: off (default: 0.001 for n > 27, beyond the known table, else "
+      "0). Under nqcount-mpi the second count is made on another rank";
   static const std::string task_stats_help =
       "write one CSV row per subproblem (" + std::string(kTaskStatsHeader) +
       ") to this file, for 'nqcount simulate' (times every subproblem: slightly slower)";
@@ -332,13 +340,7 @@ std::vector<OptionRow> option_table(Args& a) {
        "runner's copies and every thread's kernel scratch; --json memory_estimate_bytes) is "
        "above SIZE: bytes, or a number with K, M, G or T (powers of 1024), e.g. 512M, 8G, 1.5G "
        "(default: 80% of the physical memory)"},
-      {"count", "--cross-check", &a.count.cross_check,
-       "FRACTION in [0, 1]: count this seeded random fraction of the subproblems twice, the second "
-       "time with an independent kernel (the join: the best backtracking kernel; avx512, avx2: "
-       "scalar; scalar: scalar-rows; reference: the best backtracking kernel); any difference "
-       "stops the run with exit 1, naming the subproblem. 0: off (default: 0.001 for n > 27, "
-       "beyond the known table, else 0). Under nqcount-mpi each rank checks the subproblems it "
-       "counts",
+      {"count", "--cross-check", &a.count.cross_check, cross_check_help.c_str(),
        std::pair{0LL, 1LL}},
       {"count", "--cross-check-seed", &a.count.cross_check_seed,
        "seed of the --cross-check choice: the same seed checks the same subproblems at any thread "

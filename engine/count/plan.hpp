@@ -132,10 +132,11 @@ Plan plan_rowsplit(int n, bool fixed_counts = true);
 // How an odd board's row splits are grouped into subproblems. By west rows: one subproblem per
 // west row set W, the middle queen free in every row r that W keeps (the join enumerates the
 // west half once for all of them: about 2x faster at n = 17 and 19). By middle row: one
-// subproblem per (r, E), the middle queen forced into row r (smaller halves: from n = 21 some
-// grouped east halves outgrow the join's scratch cap, kJoinMaxLeaves, and fall back to the
-// search: n = 21 took 1187 core-seconds grouped against about 725 estimated split by middle
-// row). odd_split(n) picks by west rows up to kOddByWestRowsMaxN.
+// subproblem per (r, E), the middle queen forced into row r (smaller halves, more of them).
+// From n = 21 the two cost about the same (estimate --samples 64 --seed 1, one thread: n = 21
+// 521 core-seconds [485, 556] grouped against 577 [528, 626] by middle row, n = 23 34,866
+// [32,657, 37,074] against 31,964 [29,763, 34,166]) and the middle-row plan keeps its tasks
+// small. odd_split(n) picks by west rows up to kOddByWestRowsMaxN.
 enum class OddSplit { kByWestRows, kByMiddleRow };
 inline constexpr int kOddByWestRowsMaxN = 19;
 inline OddSplit odd_split(int n) {
