@@ -1,9 +1,10 @@
 // nqcount-mpi: `nqcount count` across MPI ranks.
 //
 // Every rank makes the same plan (plans are deterministic for n, split depth and route).
-// Rank 0 deals the plan's subproblem indices out dynamically, in batches that shrink as the
-// work runs out (guided self-scheduling: a batch is the remaining work over four times the
-// consumers), to the ranks that ask; each rank counts its batch with the TBB engine
+// Rank 0 deals the plan's subproblem indices out dynamically, largest estimated cost first, in
+// batches that shrink as the work runs out (guided self-scheduling over every rank's threads: a
+// batch is at least one task for each thread of the rank that asks; schedule.hpp has the rule),
+// to the ranks that ask; each rank counts its batch with the TBB engine
 // (count_selected) and sends back one (index, solutions, nodes) record per subproblem with its
 // next request. Rank 0 also counts, on a thread of its own, while its main thread serves the
 // requests (MPI_THREAD_FUNNELED: only the main thread calls MPI). Rank 0 sums the records in
@@ -18,15 +19,18 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <climits>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <list>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -40,8 +44,12 @@
 namespace nq::cli {
 namespace {
 
-// worker -> 0: [stopping, batch id, (index, solutions, nodes)...]: the results of the batch it was
-// given (batch id 0: none yet). stopping: 0 no, 1 interrupted.
+// worker -> 0: [flag, batch id, (index, solutions, nodes)...]: the results of a batch it was
+// given (batch id 0: none), and what it wants: kWantMore (rank 0 answers with a batch, empty when
+// none is left), kResultsOnly (it was told there is no more; no answer), kStopInterrupted (it
+// stops: a signal; no answer). A rank holds up to kDealerBatchesHeld batches (schedule.hpp): it
+// asks for the next one as soon as one is done, while the other keeps its threads busy.
+constexpr std::uint64_t kWantMore = 0, kStopInterrupted = 1, kResultsOnly = 2;
 constexpr int kTagRequest = 1;
 // 0 -> worker: [batch id, kind, index...]; empty: no more work. kind: kCount, or kCheck (count
 // them with the cross-check's kernel).
@@ -53,12 +61,11 @@ constexpr std::uint64_t kCount = 0, kCheck = 1;
 // piece by then.
 constexpr std::chrono::milliseconds kLostRankGrace{300};
 
-constexpr std::uint64_t kStopInterrupted = 1;
 constexpr std::size_t kRequestHeader = 2;
 
-std::vector<std::uint64_t> flatten(std::uint64_t stopping, std::uint64_t batch_id,
+std::vector<std::uint64_t> flatten(std::uint64_t flag, std::uint64_t batch_id,
                                    const std::vector<FinishedSubproblem>& done) {
-  std::vector<std::uint64_t> out{stopping, batch_id};
+  std::vector<std::uint64_t> out{flag, batch_id};
   for (const FinishedSubproblem& f : done) {
     out.push_back(f.index);
     out.push_back(f.tally.solutions);
@@ -98,18 +105,24 @@ struct Batch {
 // exact sum of what came back (and was checked, where the cross-check selected it).
 class Dealer {
  public:
-  Dealer(const Plan& plan, std::vector<std::uint64_t> todo, const std::vector<std::uint64_t>& costs,
-         SubproblemJournal* journal, Monitor& progress, int consumers, double check_fraction,
-         std::uint64_t check_seed)
+  // `threads`: each rank's threads (the batch of a rank is a multiple of them).
+  Dealer(const Plan& plan, const std::vector<std::uint64_t>& todo,
+         const std::vector<std::uint64_t>& costs, SubproblemJournal* journal, Monitor& progress,
+         std::vector<int> threads, double check_fraction, std::uint64_t check_seed)
       : plan_(plan),
-        todo_(std::move(todo)),
         costs_(costs),
         journal_(journal),
         progress_(progress),
-        consumers_(static_cast<std::size_t>(consumers)),
+        threads_(std::move(threads)),
+        all_threads_(
+            static_cast<std::size_t>(std::accumulate(threads_.begin(), threads_.end(), 0))),
         check_fraction_(synthetic() ? 0 : check_fraction),
         check_seed_(check_seed),
-        by_rank_(consumers_, 0) {}
+        by_rank_(threads_.size(), 0) {
+    // Largest estimated cost first (dealer_order says why).
+    for (std::size_t k : dealer_order(todo.size(), [&](std::size_t k) { return costs[todo[k]]; }))
+      todo_.push_back(todo[k]);
+  }
 
   // What `rank` counts next: cross-checks of what other ranks counted first, then new work; its
   // own counts again only once there is no new work left (so that none waits for ever). Empty:
@@ -117,7 +130,8 @@ class Dealer {
   Batch take(int rank) {
     std::lock_guard lock(mu_);
     const std::size_t left = todo_.size() - next_;
-    const std::size_t cap = dealer_batch_cap(plan_.size(), consumers_);
+    const auto threads = static_cast<std::size_t>(threads_[static_cast<std::size_t>(rank)]);
+    const std::size_t cap = dealer_batch_cap(plan_.size(), threads, all_threads_);
     Batch b;
     for (const bool own : {false, true}) {
       if (own && left > 0) break;
@@ -133,8 +147,8 @@ class Dealer {
         return b;
       }
     }
-    const std::size_t batch =
-        synthetic() ? std::min<std::size_t>(left, 1) : dealer_batch(left, plan_.size(), consumers_);
+    const std::size_t batch = synthetic() ? std::min<std::size_t>(left, 1)
+                                          : dealer_batch(left, plan_.size(), threads, all_threads_);
     b.indices.assign(todo_.begin() + static_cast<std::ptrdiff_t>(next_),
                      todo_.begin() + static_cast<std::ptrdiff_t>(next_ + batch));
     next_ += batch;
@@ -239,7 +253,8 @@ class Dealer {
   const std::vector<std::uint64_t>& costs_;
   SubproblemJournal* journal_;
   Monitor& progress_;
-  std::size_t consumers_;
+  std::vector<int> threads_;
+  std::size_t all_threads_;
   double check_fraction_;
   std::uint64_t check_seed_;
   std::mutex mu_;
@@ -260,46 +275,99 @@ int agree(int status) {
   return worst;
 }
 
-// Counts what rank 0 deals until it deals nothing. `base` checks nothing itself (rank 0 deals
-// the cross-checks); `again` counts a check batch with the cross-check's kernel.
+// Counts what rank 0 deals until it deals nothing, kDealerBatchesHeld batches at a time, each
+// counted on a thread of its own (the TBB engine shares this rank's threads between them, so
+// the threads the end of one batch leaves idle count the next), while this thread talks to rank
+// 0 (MPI_THREAD_FUNNELED). `base` checks nothing itself (rank 0 deals the cross-checks); a check
+// batch is counted with the cross-check's kernel.
 int run_worker(const CountConfig& base, const Plan& plan, Monitor& signal) {
-  CollectingJournal collected;
-  CountConfig count = base, again = base;
-  count.journal = again.journal = &collected;
+  CountConfig again = base;
   again.recheck = true;
-  std::uint64_t stopping = 0;
-  std::uint64_t batch_id = 0;
-  while (true) {
-    const auto request = flatten(stopping, batch_id, collected.take());
+  struct Slot {  // a batch being counted
+    std::uint64_t id = 0;
+    std::vector<FinishedSubproblem> done;
+    bool interrupted = false;
+    std::thread thread;
+  };
+  std::array<Slot, kDealerBatchesHeld> slots;
+  std::mutex mu;
+  std::condition_variable finished;
+  std::vector<std::size_t> ready;  // slots whose batch is done
+  // Asks rank 0 for a batch for slot s (with the results of its last one, if any); false when
+  // there is none.
+  auto ask = [&](std::size_t s, std::uint64_t flag) {
+    Slot& slot = slots[s];
+    const auto request = flatten(flag, slot.id, slot.done);
     MPI_Send(request.data(), static_cast<int>(request.size()), MPI_UINT64_T, 0, kTagRequest,
              MPI_COMM_WORLD);
-    if (stopping) break;
+    slot.id = 0;
+    slot.done.clear();
+    if (flag != kWantMore) return false;
     MPI_Status st;
     auto batch = receive(0, kTagWork, &st);
-    if (batch.size() < 2) break;
-    batch_id = batch[0];
+    if (batch.size() < 2) return false;
+    slot.id = batch[0];
     const bool check = batch[1] == kCheck;
     batch.erase(batch.begin(), batch.begin() + 2);
-    if (synthetic()) {
-      std::vector<FinishedSubproblem> zeros;
-      for (std::uint64_t i : batch) zeros.push_back({i, {}});
-      collected.record(zeros);
-      continue;
+    slot.thread = std::thread([&, s, check, indices = std::move(batch)] {
+      Slot& me = slots[s];
+      CollectingJournal collected;
+      if (synthetic()) {
+        std::vector<FinishedSubproblem> zeros;
+        for (std::uint64_t i : indices) zeros.push_back({i, {}});
+        collected.record(zeros);
+      } else {
+        CountConfig config = check ? again : base;
+        config.journal = &collected;
+        const auto r = count_selected(config, plan, indices, &signal);
+        me.interrupted = !r.ok() || r->cancelled;  // what it finished still goes back
+      }
+      me.done = collected.take();
+      std::lock_guard lock(mu);
+      ready.push_back(s);
+      finished.notify_one();
+    });
+    return true;
+  };
+  std::size_t running = 0;
+  bool dry = false, stopping = false;
+  for (std::size_t s = 0; s < slots.size() && !dry; ++s) {
+    if (ask(s, kWantMore))
+      ++running;
+    else
+      dry = true;
+  }
+  while (running > 0) {
+    std::size_t s = 0;
+    {
+      std::unique_lock lock(mu);
+      finished.wait(lock, [&] { return !ready.empty(); });
+      s = ready.back();
+      ready.pop_back();
     }
-    const auto r = count_selected(check ? again : count, plan, batch, &signal);
-    if (!r.ok() || r->cancelled) stopping = kStopInterrupted;  // what it finished still goes back
+    slots[s].thread.join();
+    --running;
+    stopping = stopping || slots[s].interrupted;
+    const std::uint64_t flag = stopping ? kStopInterrupted : dry ? kResultsOnly : kWantMore;
+    if (ask(s, flag))
+      ++running;
+    else if (flag == kWantMore)
+      dry = true;
   }
   return 0;
 }
 
-int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, int ranks,
-             Monitor& signal, FileJournal* journal, const ResumePoint& resumed) {
+// `threads`: every rank's threads, rank 0's first.
+int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
+             const std::vector<int>& threads, Monitor& signal, FileJournal* journal,
+             const ResumePoint& resumed) {
+  const int ranks = static_cast<int>(threads.size());
   const auto start = std::chrono::steady_clock::now();
   const std::vector<std::uint64_t> costs = estimate_costs(plan);
   Monitor progress;  // fed by the dealer, so every rank's work shows
   start_monitor(progress, plan, costs, resumed);
 
-  Dealer dealer(plan, resumed.todo, costs, journal, progress, ranks, cross_check_fraction(base),
+  Dealer dealer(plan, resumed.todo, costs, journal, progress, threads, cross_check_fraction(base),
                 base.cross_check_seed);
   const bool show = !args.no_progress && (args.progress || stderr_is_terminal());
   ProgressLine line(progress, show);
@@ -315,7 +383,8 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
   auto stop_if_failed = [&] {
     if (!dealer.failure().empty() && !check_failed.exchange(true)) dealer.stop_dealing();
   };
-  std::thread local([&] {  // rank 0 counts too
+  // Rank 0 counts too, kDealerBatchesHeld batches at a time, as the workers do.
+  auto count_locally = [&] {
     if (synthetic()) return;
     CollectingJournal collected;
     CountConfig count = counting, check = again;
@@ -326,16 +395,24 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
       stop_if_failed();
       if (!r.ok() || r->cancelled || check_failed) break;
     }
-  });
+  };
+  std::vector<std::thread> local;
+  for (std::size_t s = 0; s < kDealerBatchesHeld; ++s) local.emplace_back(count_locally);
 
   const auto dealing = std::chrono::steady_clock::now();
   std::uint64_t handled = 0;  // requests that brought results back
-  struct Outstanding {        // the batch a rank holds
+  struct Outstanding {        // a batch a rank holds
     std::uint64_t id = 0;
     std::vector<std::uint64_t> indices;  // ascending
     bool check = false;
   };
-  std::vector<Outstanding> outstanding(static_cast<std::size_t>(ranks));
+  // Per rank: the batches it holds, and whether it was told there is no more (dry) or stopped.
+  // A rank is done once it is dry or stopped and holds nothing.
+  struct Worker {
+    std::vector<Outstanding> held;
+    bool dry = false, stopped = false, done = false;
+  };
+  std::vector<Worker> workers(static_cast<std::size_t>(ranks));
   std::uint64_t batch_ids = 0;
   int active = ranks - 1;
   std::optional<std::chrono::steady_clock::time_point> cancelled_at;
@@ -365,45 +442,54 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
     std::vector<FinishedSubproblem> done;
     for (std::size_t i = kRequestHeader; i + 2 < request.size(); i += 3)
       done.push_back({request[i], {request[i + 1], request[i + 2]}});
-    // The results must be of the batch this rank holds, and of nothing else in it.
-    Outstanding& held = outstanding[static_cast<std::size_t>(st.MPI_SOURCE)];
+    // The results must be of a batch this rank holds, and of nothing else in it.
+    Worker& worker = workers[static_cast<std::size_t>(st.MPI_SOURCE)];
+    const bool well_formed = request.size() >= kRequestHeader &&
+                             (request.size() - kRequestHeader) % 3 == 0 && request[0] <= 2;
+    const auto held = std::find_if(worker.held.begin(), worker.held.end(),
+                                   [&](const Outstanding& o) { return o.id == request[1]; });
     const bool matches =
-        request.size() >= kRequestHeader && (request.size() - kRequestHeader) % 3 == 0 &&
-        request[1] == held.id &&
+        well_formed && (request[1] == 0 ? done.empty() : held != worker.held.end()) &&
         std::all_of(done.begin(), done.end(), [&](const FinishedSubproblem& f) {
-          return std::binary_search(held.indices.begin(), held.indices.end(), f.index);
+          return std::binary_search(held->indices.begin(), held->indices.end(), f.index);
         });
     if (!matches) {
       print_error("internal error: rank " + std::to_string(st.MPI_SOURCE) +
-                  " returned results that are not of its batch " + std::to_string(held.id) +
-                  "; nothing of it is journaled");
+                  " returned results that are not of a batch it holds (batch " +
+                  std::to_string(well_formed ? request[1] : 0) + "); nothing of it is journaled");
       if (journal) (void)journal->close();
       MPI_Abort(MPI_COMM_WORLD, 1);
       return 1;
     }
-    dealer.deliver(st.MPI_SOURCE, done, held.check);
+    if (held != worker.held.end()) {
+      dealer.deliver(st.MPI_SOURCE, done, held->check);
+      worker.held.erase(held);
+    }
     stop_if_failed();
     handled += !done.empty();
-    if (request[0] != 0) {  // the worker stops (it was interrupted)
+    if (request[0] == kStopInterrupted) worker.stopped = true;
+    if (request[0] == kWantMore) {
+      if (signal.cancel.load(std::memory_order_relaxed) || check_failed) dealer.stop_dealing();
+      const Batch next = dealer.take(st.MPI_SOURCE);
+      std::vector<std::uint64_t> message;
+      if (next.indices.empty()) {
+        worker.dry = true;
+      } else {
+        Outstanding o{++batch_ids, next.indices, next.check};
+        std::sort(o.indices.begin(), o.indices.end());
+        message = {o.id, next.check ? kCheck : kCount};
+        message.insert(message.end(), next.indices.begin(), next.indices.end());
+        worker.held.push_back(std::move(o));
+      }
+      MPI_Send(message.data(), static_cast<int>(message.size()), MPI_UINT64_T, st.MPI_SOURCE,
+               kTagWork, MPI_COMM_WORLD);
+    }
+    if (!worker.done && (worker.dry || worker.stopped) && worker.held.empty()) {
+      worker.done = true;
       --active;
-      continue;
     }
-    if (signal.cancel.load(std::memory_order_relaxed) || check_failed) dealer.stop_dealing();
-    const Batch next = dealer.take(st.MPI_SOURCE);
-    held.indices = next.indices;
-    std::sort(held.indices.begin(), held.indices.end());
-    held.check = next.check;
-    held.id = next.indices.empty() ? 0 : ++batch_ids;
-    std::vector<std::uint64_t> message;
-    if (!next.indices.empty()) {
-      message = {held.id, next.check ? kCheck : kCount};
-      message.insert(message.end(), next.indices.begin(), next.indices.end());
-    }
-    MPI_Send(message.data(), static_cast<int>(message.size()), MPI_UINT64_T, st.MPI_SOURCE,
-             kTagWork, MPI_COMM_WORLD);
-    if (message.empty()) --active;
   }
-  local.join();
+  for (std::thread& t : local) t.join();
   if (lost) {
     // Open MPI cannot go on after losing a rank (that needs the ULFM extensions): say so, save
     // what came back, and end the job; the journal resumes it.
@@ -424,9 +510,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan, i
     return status;
   }
 
-  int threads = resolve_threads(base.threads);
-  int all_threads = 0;
-  MPI_Reduce(&threads, &all_threads, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  const int all_threads = std::accumulate(threads.begin(), threads.end(), 0);
   if (synthetic()) {
     const double s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - dealing).count();
@@ -533,17 +617,19 @@ int run(int argc, char** argv, int rank, int ranks) {
     print_error(rank == 0 ? error : "rank " + std::to_string(rank) + ": " + error);
   if (const int worst = agree(status); worst != 0) return worst;
 
+  // Every rank's threads (its --threads, or its machine's hardware threads), for rank 0's batches.
+  const int threads_here = resolve_threads(config.threads);
+  std::vector<int> threads(rank == 0 ? static_cast<std::size_t>(ranks) : 0);
+  MPI_Gather(&threads_here, 1, MPI_INT, threads.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+
   Monitor signal;
   SignalScope signals(signal);
   if (rank != 0) {
     CountConfig counting = config;  // rank 0 deals the cross-checks
     counting.cross_check = 0;
-    const int worker_status = run_worker(counting, *plan, signal);
-    int threads = resolve_threads(config.threads);
-    MPI_Reduce(&threads, nullptr, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    return worker_status;
+    return run_worker(counting, *plan, signal);
   }
-  return run_root(args, config, *plan, ranks, signal, journal.get(), resumed);
+  return run_root(args, config, *plan, threads, signal, journal.get(), resumed);
 }
 
 }  // namespace

@@ -231,13 +231,17 @@ SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, 
   return run;
 }
 
-std::size_t dealer_batch_cap(std::size_t plan_size, std::size_t ranks) {
-  return std::max<std::size_t>(1, plan_size / (64 * std::max<std::size_t>(1, ranks)));
+std::size_t dealer_batch_cap(std::size_t plan_size, std::size_t threads, std::size_t all_threads) {
+  const std::size_t all = std::max<std::size_t>(1, all_threads);
+  return std::max<std::size_t>(1, threads) * std::max<std::size_t>(1, plan_size / (64 * all));
 }
 
-std::size_t dealer_batch(std::size_t left, std::size_t plan_size, std::size_t ranks) {
-  const std::size_t guided = std::max<std::size_t>(1, left / (4 * std::max<std::size_t>(1, ranks)));
-  return std::min({left, dealer_batch_cap(plan_size, ranks), guided});
+std::size_t dealer_batch(std::size_t left, std::size_t plan_size, std::size_t threads,
+                         std::size_t all_threads) {
+  const std::size_t all = std::max<std::size_t>(1, all_threads);
+  const std::size_t guided =
+      std::max<std::size_t>(1, threads) * std::max<std::size_t>(1, left / (4 * all));
+  return std::min({left, dealer_batch_cap(plan_size, threads, all_threads), guided});
 }
 
 SimulatedDeal simulate_dealer(const std::vector<TaskStat>& tasks, int ranks, int threads,
@@ -245,33 +249,43 @@ SimulatedDeal simulate_dealer(const std::vector<TaskStat>& tasks, int ranks, int
   SimulatedDeal r;
   r.ranks = std::max(1, ranks);
   r.threads = std::max(1, threads);
-  const auto consumers = static_cast<std::size_t>(r.ranks);
+  const auto threads_each = static_cast<std::size_t>(r.threads);
+  const std::size_t all_threads = threads_each * static_cast<std::size_t>(r.ranks);
   const std::size_t plan = tasks.size();
+  const std::vector<std::size_t> order =
+      dealer_order(tasks.size(), [&](std::size_t i) { return tasks[i].estimate; });
   std::size_t next = 0;
-  auto batch_time = [&](std::size_t begin, std::size_t end) {  // list scheduling on the threads
-    std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
-    for (int t = 0; t < r.threads; ++t) free_at.push(0);
-    double last = 0;
+  // Each rank's threads, by the time each is free: a batch's tasks go, in order, to the thread
+  // free first, but not before the batch arrives; the batch is done when its last task is.
+  using FreeAt = std::priority_queue<double, std::vector<double>, std::greater<>>;
+  std::vector<FreeAt> pools(static_cast<std::size_t>(r.ranks));
+  for (FreeAt& pool : pools)
+    for (int t = 0; t < r.threads; ++t) pool.push(0);
+  auto batch_time = [&](FreeAt& pool, double arrives, std::size_t begin, std::size_t end) {
+    double last = arrives;
     for (std::size_t i = begin; i < end; ++i) {
-      const double at = free_at.top() + tasks[i].seconds;
-      free_at.pop();
-      free_at.push(at);
+      const double seconds = tasks[order[i]].seconds;
+      const double at = std::max(pool.top(), arrives) + seconds;
+      pool.pop();
+      pool.push(at);
       last = std::max(last, at);
-      r.work += tasks[i].seconds;
+      r.work += seconds;
     }
     return last;
   };
   auto take = [&] {
-    const std::size_t batch = dealer_batch(plan - next, plan, consumers);
+    const std::size_t batch = dealer_batch(plan - next, plan, threads_each, all_threads);
     const std::size_t begin = next;
     next += batch;
     if (batch) ++r.batches;
     return std::pair{begin, next};
   };
-  // Ranks whose batch is done, by the time it is done (a request in rank 0's queue).
+  // Requests in rank 0's queue, by the time they are sent: every rank's first kDealerBatchesHeld
+  // at the start, then one whenever a batch of it is done.
   using Event = std::pair<double, int>;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> done;
-  for (int k = 0; k < r.ranks; ++k) done.push({0.0, k});
+  for (std::size_t b = 0; b < kDealerBatchesHeld; ++b)
+    for (int k = 0; k < r.ranks; ++k) done.push({0.0, k});
   double server_free = 0, serving = 0;
   while (!done.empty()) {
     const auto [t, k] = done.top();
@@ -288,8 +302,8 @@ SimulatedDeal simulate_dealer(const std::vector<TaskStat>& tasks, int ranks, int
       r.makespan = std::max(r.makespan, start);
     }
     const auto [begin, end] = take();
-    if (begin == end) continue;  // no work left: this rank stops
-    done.push({start + batch_time(begin, end), k});
+    if (begin == end) continue;  // no work left: this request gets none
+    done.push({batch_time(pools[static_cast<std::size_t>(k)], start, begin, end), k});
   }
   r.efficiency = r.makespan > 0 ? r.work / (r.makespan * r.ranks * r.threads) : 0;
   r.root_busy = r.makespan > 0 ? serving / r.makespan : 0;

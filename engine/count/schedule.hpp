@@ -26,6 +26,7 @@
 //      randomness: the simulator replays the runner's steals exactly.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -183,21 +184,45 @@ struct SimulatedRun {
 SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, int node_cores,
                                double serial_seconds = 0, bool plan_order = false);
 
-// nqcount-mpi's dealing, replayed: `ranks` processes of `threads` threads each, rank 0 among
-// them, take batches of consecutive tasks from rank 0 (the dealer's guided self-scheduling: a
-// batch is the tasks left over four times the ranks, at most 1/(64 ranks) of the plan), count a
-// batch on their threads (each task to the thread free first), and hand its results back with
-// their next request. Rank 0's main thread serves the requests one at a time, `root_seconds`
-// each (what scripts/mpi-throughput measures: 1 / batch results per second); rank 0's own
-// batches skip the queue. Communication is otherwise free. The question it answers: at how
-// many ranks does rank 0 become the bottleneck for a plan of these task costs?
-// nqcount-mpi's batch rule: guided self-scheduling (the tasks left over four times the ranks),
-// capped so that no batch holds more than 1/(64 ranks) of the plan, since the batches out with
-// the ranks are all a lost rank (or a killed job) costs again. At least 1 while any is left.
-std::size_t dealer_batch(std::size_t left, std::size_t plan_size, std::size_t ranks);
+// nqcount-mpi's dealing (cli/mpi_main.cpp). Rank 0 deals the tasks largest estimated cost
+// first (ties in plan order), so that the run does not end waiting on a costly task dealt last:
+// task costs vary tenfold (n = 22), and a Q(27)-sized run on 1,024 ranks of 64 threads has about
+// 32 tasks a thread. A rank holds kDealerBatchesHeld batches: it asks for the next as soon as one
+// is done, while the other keeps its threads busy, so that the threads that a batch's slowest
+// tasks leave idle count the next one. (Replayed by simulate_dealer on n = 22's measured task
+// costs, cycled over Q(27)'s 2^21 tasks and scaled to its estimated total, on 1,024 ranks of 64
+// threads: the threads were busy 20% of the time with batches of at most 1/(64 ranks) of the
+// plan, 39% with batches of a task a thread in plan order, 69% largest first, 92% largest first
+// holding two batches.)
+template <class Cost>
+std::vector<std::size_t> dealer_order(std::size_t tasks, Cost cost) {
+  std::vector<std::size_t> order(tasks);
+  for (std::size_t i = 0; i < tasks; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return cost(a) > cost(b); });
+  return order;
+}
+inline constexpr std::size_t kDealerBatchesHeld = 2;
+// The batch rule, in tasks a thread: a rank of `threads` threads, among `all_threads` over every
+// rank, gets `threads` times a share of guided self-scheduling (the tasks left over four times
+// all the threads, at least 1), capped at 1/64 of the plan over all the threads (at least 1).
+// So a batch keeps every thread of its rank busy (a 64-thread rank is dealt 64 tasks or more
+// while there are), and the batches out with the ranks, all that a lost rank or a killed job
+// costs again, hold at most about kDealerBatchesHeld / 64 of the plan, or that many tasks a
+// thread. At least 1 while any is left.
+std::size_t dealer_batch(std::size_t left, std::size_t plan_size, std::size_t threads,
+                         std::size_t all_threads);
 // The cap alone (also the most cross-checks a check batch carries).
-std::size_t dealer_batch_cap(std::size_t plan_size, std::size_t ranks);
+std::size_t dealer_batch_cap(std::size_t plan_size, std::size_t threads, std::size_t all_threads);
 
+// The dealing above, replayed: `ranks` processes of `threads` threads each, rank 0 among them,
+// take batches from rank 0 in its order and by its rule, count each batch's tasks on their
+// threads (each task to the thread free first, not before its batch arrives), and hand a batch's
+// results back with their next request when its last task is done. Rank 0's main thread serves
+// the requests one at a time, `root_seconds` each (what scripts/mpi-throughput measures: 1 /
+// batch results per second); rank 0's own batches skip the queue. Communication is otherwise
+// free. The questions it answers: how busy the ranks' threads stay for a plan of these task
+// costs, and at how many ranks rank 0 becomes the bottleneck.
 struct SimulatedDeal {
   int ranks = 0, threads = 0;
   double makespan = 0;        // seconds until the last rank is done

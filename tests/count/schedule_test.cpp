@@ -266,6 +266,54 @@ TEST(DealerSimulator, OneRankTakesTheSumAndASlowRootIsTheBottleneck) {
   EXPECT_GT(wide.efficiency, 0.8);
 }
 
+// The batch rule: a rank's batch is a multiple of its threads (every thread gets a task while
+// there are), at most 1/64 of the plan over all the threads a thread, and never more than is left.
+TEST(DealerBatch, ATaskForEveryThreadAndASmallShareOfThePlan) {
+  const std::size_t plan = std::size_t{1} << 21, all = 1024 * 64;
+  EXPECT_EQ(dealer_batch(plan, plan, 64, all), 64u);   // 2^21 / (64 * 65536) < 1: one a thread
+  EXPECT_EQ(dealer_batch(plan, plan, 8, 1024), 8u * 32);  // the cap, 1/64 of the plan's share
+  EXPECT_EQ(dealer_batch(40, plan, 64, all), 40u);      // what is left
+  EXPECT_EQ(dealer_batch(1, 1, 1, 1), 1u);
+  EXPECT_EQ(dealer_batch(1000, 1000, 1, 4), 3u);  // guided: 1000 / 16 = 62, capped at 1000 / 256
+  EXPECT_EQ(dealer_batch_cap(plan, 64, all), 64u);
+}
+
+// The dealing order: the largest estimated cost first, ties in plan order.
+TEST(DealerOrder, LargestEstimateFirstTiesInPlanOrder) {
+  const std::vector<double> cost = {1, 5, 3, 5, 0};
+  EXPECT_EQ(dealer_order(cost.size(), [&](std::size_t i) { return cost[i]; }),
+            (std::vector<std::size_t>{1, 3, 2, 0, 4}));
+}
+
+// The costly task estimated so goes first rather than last: the run does not end waiting on it.
+TEST(DealerSimulator, TheCostliestTaskIsDealtFirst) {
+  std::vector<double> seconds(63, 1.0);
+  seconds.push_back(16.0);  // last in plan order
+  // Ideal: (63 + 16) / 4 = 19.75 s. Dealt first, the 16 s task runs beside the rest (batches of
+  // four: 24 s); dealt last, after it (63 / 4 + 16, about 32 s).
+  const auto first = simulate_dealer(tasks_of(seconds), 1, 4, 0);
+  EXPECT_LE(first.makespan, 24.0 + 1e-9);
+  std::vector<TaskStat> unknown = tasks_of(seconds);
+  for (TaskStat& t : unknown) t.estimate = 1;  // no estimate tells it apart: plan order
+  EXPECT_GT(simulate_dealer(unknown, 1, 4, 0).makespan, first.makespan + 6);
+}
+
+// A rank holds two batches: the threads a batch's slow task leaves idle count the next batch,
+// instead of waiting for it.
+TEST(DealerSimulator, ARankCountsItsNextBatchBesideASlowTask) {
+  std::vector<double> seconds;
+  for (int i = 0; i < 20; ++i) {  // batches of two (one rank of two threads, a plan of 40)
+    seconds.push_back(10);
+    seconds.push_back(1);
+  }
+  std::vector<TaskStat> tasks = tasks_of(seconds);
+  for (TaskStat& t : tasks) t.estimate = 1;  // plan order
+  const auto r = simulate_dealer(tasks, 1, 2, 0);
+  EXPECT_EQ(r.batches, 20u);
+  EXPECT_LT(r.makespan, 0.6 * 20 * 10);  // one batch at a time: 20 batches of 10 s
+  EXPECT_GT(r.efficiency, 0.9);
+}
+
 TEST(Simulator, OneWorkerTakesTheSumOfTheCosts) {
   const auto r = simulate_schedule(tasks_of({1, 2, 3, 4}), 1, 16);
   EXPECT_DOUBLE_EQ(r.makespan, 10);
