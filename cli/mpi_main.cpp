@@ -149,9 +149,11 @@ class Dealer {
     }
     const std::size_t batch = synthetic() ? std::min<std::size_t>(left, 1)
                                           : dealer_batch(left, plan_.size(), threads, all_threads_);
+    const std::size_t end = dealer_batch_end(next_, todo_.size(), batch,
+                                             [&](std::size_t at) { return costs_[todo_[at]]; });
     b.indices.assign(todo_.begin() + static_cast<std::ptrdiff_t>(next_),
-                     todo_.begin() + static_cast<std::ptrdiff_t>(next_ + batch));
-    next_ += batch;
+                     todo_.begin() + static_cast<std::ptrdiff_t>(end));
+    next_ = end;
     for (std::uint64_t i : b.indices) cost_out_ += costs_[i];
     return b;
   }

@@ -233,7 +233,8 @@ SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, 
 
 std::size_t dealer_batch_cap(std::size_t plan_size, std::size_t threads, std::size_t all_threads) {
   const std::size_t all = std::max<std::size_t>(1, all_threads);
-  return std::max<std::size_t>(1, threads) * std::max<std::size_t>(1, plan_size / (64 * all));
+  return std::max<std::size_t>(1, threads) *
+         std::max<std::size_t>(1, plan_size / (kDealerCapShare * all));
 }
 
 std::size_t dealer_batch(std::size_t left, std::size_t plan_size, std::size_t threads,
@@ -276,8 +277,9 @@ SimulatedDeal simulate_dealer(const std::vector<TaskStat>& tasks, int ranks, int
   auto take = [&] {
     const std::size_t batch = dealer_batch(plan - next, plan, threads_each, all_threads);
     const std::size_t begin = next;
-    next += batch;
-    if (batch) ++r.batches;
+    next = dealer_batch_end(next, plan, batch,
+                            [&](std::size_t at) { return tasks[order[at]].estimate; });
+    if (next > begin) ++r.batches;
     return std::pair{begin, next};
   };
   // Requests in rank 0's queue, by the time they are sent: every rank's first kDealerBatchesHeld

@@ -267,15 +267,29 @@ TEST(DealerSimulator, OneRankTakesTheSumAndASlowRootIsTheBottleneck) {
 }
 
 // The batch rule: a rank's batch is a multiple of its threads (every thread gets a task while
-// there are), at most 1/64 of the plan over all the threads a thread, and never more than is left.
+// there are), at most 1/256 of the plan over all the threads a thread, never more than is left.
 TEST(DealerBatch, ATaskForEveryThreadAndASmallShareOfThePlan) {
   const std::size_t plan = std::size_t{1} << 21, all = 1024 * 64;
   EXPECT_EQ(dealer_batch(plan, plan, 64, all), 64u);   // 2^21 / (64 * 65536) < 1: one a thread
-  EXPECT_EQ(dealer_batch(plan, plan, 8, 1024), 8u * 32);  // the cap, 1/64 of the plan's share
+  EXPECT_EQ(dealer_batch(plan, plan, 8, 1024), 8u * 8);  // the cap, 1/256 of the plan's share
   EXPECT_EQ(dealer_batch(40, plan, 64, all), 40u);      // what is left
   EXPECT_EQ(dealer_batch(1, 1, 1, 1), 1u);
-  EXPECT_EQ(dealer_batch(1000, 1000, 1, 4), 3u);  // guided: 1000 / 16 = 62, capped at 1000 / 256
+  EXPECT_EQ(dealer_batch(100000, 100000, 1, 4), 97u);  // guided 6250, capped at 100000 / 1024
+  EXPECT_EQ(dealer_batch(100, 100000, 1, 4), 6u);      // near the end, guided: 100 / 16
   EXPECT_EQ(dealer_batch_cap(plan, 64, all), 64u);
+}
+
+// Tasks of no estimated cost ride along: they do not count toward a batch's size.
+TEST(DealerBatch, TasksOfNoCostDoNotCountTowardTheBatch) {
+  const std::vector<double> cost = {5, 4, 3, 0, 0, 0};  // in dealing order: the free ones last
+  auto at = [&](std::size_t i) { return cost[i]; };
+  EXPECT_EQ(dealer_batch_end(0, cost.size(), 2, at), 2u);
+  EXPECT_EQ(dealer_batch_end(2, cost.size(), 2, at), 6u);  // one costed task and every free one
+  EXPECT_EQ(dealer_batch_end(3, cost.size(), 1, at), 6u);
+  EXPECT_EQ(dealer_batch_end(6, cost.size(), 1, at), 6u);  // nothing left
+  const std::vector<double> many(kDealerFreeTasks + 10, 0);
+  EXPECT_EQ(dealer_batch_end(0, many.size(), 1, [&](std::size_t i) { return many[i]; }),
+            kDealerFreeTasks);
 }
 
 // The dealing order: the largest estimated cost first, ties in plan order.
