@@ -255,11 +255,15 @@ TEST(SlowMpi, AKilledWorkerEndsTheJobAndTheJournalFinishesIt) {
   EXPECT_GT(j["subproblems_resumed"].get<std::uint64_t>(), 0u);
 }
 
-TEST(Mpi, AJournalOfAnotherNIsRefusedAndLeftUntouched) {
+// Another run's journal: another n, split depth, or cross-check (fraction or seed).
+TEST(Mpi, AJournalOfAnotherRunIsRefusedAndLeftUntouched) {
   const std::string journal = temp_path("n11b.ckpt");
-  ASSERT_EQ(nqcount("--n 11 --checkpoint " + journal).status, 0);
+  ASSERT_EQ(nqcount("--n 11 --cross-check 0.5 --cross-check-seed 3 --checkpoint " + journal).status,
+            0);
   const std::string before = read_file(journal);
-  for (const char* args : {"--n 12", "--n 11 --split-depth 2"}) {
+  for (const char* args : {"--n 12 --cross-check 0.5 --cross-check-seed 3",
+                           "--n 11 --split-depth 2 --cross-check 0.5 --cross-check-seed 3",
+                           "--n 11 --cross-check 0.5 --cross-check-seed 4", "--n 11"}) {
     const Outcome r = mpi(2, std::string(args) + " --checkpoint " + journal);
     EXPECT_EQ(r.status, 2) << args << r.err;
     EXPECT_EQ(read_file(journal), before) << args;
