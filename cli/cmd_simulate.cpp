@@ -13,12 +13,8 @@
 namespace nq::cli {
 namespace {
 
-// Rank 0's time per batch result by default: 1 / 21,979 s, measured with scripts/mpi-throughput
-// (64 ranks oversubscribed on this project's 2-vCPU VM, perf/results/mpi.md).
-constexpr double kMeasuredRootSeconds = 1.0 / 21979;
-
 int run_simulate_dealer(const SimulateArgs& args, const std::vector<TaskStat>& tasks) {
-  const double root = args.root_seconds >= 0 ? args.root_seconds : kMeasuredRootSeconds;
+  const double root = args.root_seconds >= 0 ? args.root_seconds : 1 / kMeasuredRootRate;
   const SimulatedDeal d = simulate_dealer(tasks, args.ranks, args.procs, root);
   if (args.json) {
     nlohmann::json j;

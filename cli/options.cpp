@@ -5,6 +5,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <sstream>
 #include <type_traits>
 
 #include "algebra/dp.hpp"
@@ -110,6 +111,13 @@ std::vector<OptionRow> option_table(Args& a) {
       "reference: the best backtracking kernel); any difference stops the run with exit 1, "
       "naming the subproblem. 0: off (default: 0.001 for n > 27, beyond the known table, else "
       "0). Under nqcount-mpi the second count is made on another rank";
+  static const std::string root_seconds_help = [] {
+    std::ostringstream help;
+    help << "with --ranks: rank 0's time per batch result (default " << 1 / kMeasuredRootRate
+         << ": " << kMeasuredRootRate
+         << " a second, measured with scripts/mpi-throughput at 64 ranks)";
+    return help.str();
+  }();
   static const std::string task_stats_help =
       "write one CSV row per subproblem (" + std::string(kTaskStatsHeader) +
       ") to this file, for 'nqcount simulate' (times every subproblem: slightly slower)";
@@ -304,9 +312,7 @@ std::vector<OptionRow> option_table(Args& a) {
        "replay nqcount-mpi's dealing instead: this many ranks of --procs threads each, rank 0 "
        "serving every batch's results in turn (it counts too)",
        std::pair{1LL, 1LL << 20}},
-      {"simulate", "--root-seconds", &a.simulate.root_seconds,
-       "with --ranks: rank 0's time per batch result (default 4.55e-05: 21,979 a second, "
-       "measured with scripts/mpi-throughput at 64 ranks)"},
+      {"simulate", "--root-seconds", &a.simulate.root_seconds, root_seconds_help.c_str()},
       {"simulate", "--json", &a.simulate.json, "print one JSON object"},
       board_size("estimate", &a.estimate.n, 4, kMaxCountN),
       {"estimate", "--samples", &a.estimate.samples,

@@ -51,6 +51,11 @@ struct TopologyArgs {
   bool json = false;
 };
 
+// simulate --ranks: rank 0's time per batch result by default, 1 / 21,979 s, measured with
+// scripts/mpi-throughput (64 ranks oversubscribed on this project's 2-vCPU VM; perf/results/mpi.md
+// has this and later, faster runs).
+inline constexpr double kMeasuredRootRate = 21979;
+
 struct SimulateArgs {
   std::string stats;  // a --task-stats file
   int procs = 0;
