@@ -514,8 +514,10 @@ int run_solve(const SolveArgs& args) {
       }
     } else if (!sink.is_stdout() && args.solutions == 1 && args.format != "board" &&
                results.front().n >= kLargeWriteFromN) {
+      // A FIFO whose reader went away (EPIPE) ends the output, as for every stream.
       if (const int failed =
-              write_large_solution(sink.fd(), args.format, results.front(), args.threads)) {
+              write_large_solution(sink.fd(), args.format, results.front(), args.threads);
+          failed != 0 && failed != EPIPE) {
         print_error("cannot write --output '" + args.output + "': " + std::strerror(failed));
         return 2;
       }

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -41,7 +42,7 @@ int run_command(const nq::cli::Args& args, std::map<std::string, CLI::App*>& sub
 
 // What a command printed must have reached standard output: a full disk or device (ENOSPC) is
 // an error, exit 2, never a silent 0. A reader that went away (EPIPE: `nqcount ... | head`)
-// ends the output, as SIGPIPE would.
+// ends the output quietly (main ignores SIGPIPE).
 int check_standard_output(int status) {
   errno = 0;
   if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout) return status;
@@ -54,6 +55,9 @@ int check_standard_output(int status) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A reader that goes away (`nqcount list | head`) ends the output: every writer sees EPIPE and
+  // stops quietly, instead of the process dying of SIGPIPE half way through a write.
+  std::signal(SIGPIPE, SIG_IGN);
   nq::cli::Args args;
   CLI::App app{
       "nqcount: exact n-queens counts (total and unique under D4), in parallel.\n"

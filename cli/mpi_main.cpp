@@ -51,10 +51,12 @@ namespace {
 // asks for the next one as soon as one is done, while the other keeps its threads busy.
 constexpr std::uint64_t kWantMore = 0, kStopInterrupted = 1, kResultsOnly = 2;
 constexpr int kTagRequest = 1;
-// 0 -> worker: [batch id, kind, index...]; empty: no more work. kind: kCount, or kCheck (count
-// them with the cross-check's kernel).
+// 0 -> worker: [batch id, kind, index...]; empty: no more work; [kRetry]: nothing yet, ask again
+// once another batch is done (cross-checks may still come, from counts out with the ranks; a
+// rank that holds no batch is not answered until there is work or none can come). kind: kCount,
+// or kCheck (count them with the cross-check's kernel).
 constexpr int kTagWork = 2;
-constexpr std::uint64_t kCount = 0, kCheck = 1;
+constexpr std::uint64_t kCount = 0, kCheck = 1, kRetry = 2;
 // After a signal, how long rank 0 waits for every rank to hand back what it finished before it
 // takes a silent rank for lost. When one rank dies, Open MPI's mpirun sends SIGTERM to the others
 // and SIGKILL a second later (odls_base_sigkill_timeout): rank 0 must have saved and said its
@@ -144,6 +146,7 @@ class Dealer {
         }
       if (!b.indices.empty()) {
         b.check = true;
+        out_ += b.indices.size();
         return b;
       }
     }
@@ -155,12 +158,21 @@ class Dealer {
                      todo_.begin() + static_cast<std::ptrdiff_t>(end));
     next_ = end;
     for (std::uint64_t i : b.indices) cost_out_ += costs_[i];
+    out_ += b.indices.size();
     return b;
   }
   void stop_dealing() {
     std::lock_guard lock(mu_);
     next_ = todo_.size();
     checks_.clear();
+    stopped_ = true;
+  }
+  // Whether a rank that take() just sent away empty-handed may yet get work: cross-checks come
+  // from counts still out with the ranks. Such a rank waits for them rather than stop (which
+  // would leave the checks to nobody).
+  bool may_deal_more() {
+    std::lock_guard lock(mu_);
+    return !stopped_ && check_fraction_ > 0 && (out_ > 0 || !checks_.empty());
   }
   // Results of a batch from `rank`: counts (those the cross-check selects wait for their second
   // count), or second counts (`check`), compared with the first.
@@ -169,6 +181,7 @@ class Dealer {
     std::vector<FinishedSubproblem> settled;
     {
       std::lock_guard lock(mu_);
+      out_ -= std::min(out_, done.size());
       for (const FinishedSubproblem& f : done) {
         if (check) {
           const auto it = pending_.find(f.index);
@@ -261,6 +274,8 @@ class Dealer {
   std::uint64_t check_seed_;
   std::mutex mu_;
   std::size_t next_ = 0;
+  std::size_t out_ = 0;  // subproblems dealt and not yet back
+  bool stopped_ = false;
   std::uint64_t cost_out_ = 0, cost_in_ = 0;
   Partial sum_;
   std::vector<std::uint64_t> by_rank_;  // subproblems each rank counted first in this run
@@ -295,8 +310,10 @@ int run_worker(const CountConfig& base, const Plan& plan, Monitor& signal) {
   std::mutex mu;
   std::condition_variable finished;
   std::vector<std::size_t> ready;  // slots whose batch is done
-  // Asks rank 0 for a batch for slot s (with the results of its last one, if any); false when
-  // there is none.
+  // Sends slot s's results (if any) with `flag`; with kWantMore, the answer: a batch (started on
+  // the slot's thread), kRetry (nothing yet: the slot idles until another batch is done), or no
+  // more work.
+  enum class Answer { kStarted, kLater, kNone };
   auto ask = [&](std::size_t s, std::uint64_t flag) {
     Slot& slot = slots[s];
     const auto request = flatten(flag, slot.id, slot.done);
@@ -304,10 +321,11 @@ int run_worker(const CountConfig& base, const Plan& plan, Monitor& signal) {
              MPI_COMM_WORLD);
     slot.id = 0;
     slot.done.clear();
-    if (flag != kWantMore) return false;
+    if (flag != kWantMore) return Answer::kNone;
     MPI_Status st;
     auto batch = receive(0, kTagWork, &st);
-    if (batch.size() < 2) return false;
+    if (batch.size() == 1 && batch[0] == kRetry) return Answer::kLater;
+    if (batch.size() < 2) return Answer::kNone;
     slot.id = batch[0];
     const bool check = batch[1] == kCheck;
     batch.erase(batch.begin(), batch.begin() + 2);
@@ -329,16 +347,28 @@ int run_worker(const CountConfig& base, const Plan& plan, Monitor& signal) {
       ready.push_back(s);
       finished.notify_one();
     });
-    return true;
+    return Answer::kStarted;
   };
   std::size_t running = 0;
+  std::array<bool, kDealerBatchesHeld> idle{};  // told to ask again later
   bool dry = false, stopping = false;
-  for (std::size_t s = 0; s < slots.size() && !dry; ++s) {
-    if (ask(s, kWantMore))
-      ++running;
-    else
-      dry = true;
-  }
+  // Asks for work for slot s; keeps the books.
+  auto want = [&](std::size_t s, std::uint64_t flag) {
+    switch (ask(s, flag)) {
+      case Answer::kStarted:
+        ++running;
+        idle[s] = false;
+        break;
+      case Answer::kLater:
+        idle[s] = true;
+        break;
+      case Answer::kNone:
+        idle[s] = false;
+        dry = dry || flag == kWantMore;
+        break;
+    }
+  };
+  for (std::size_t s = 0; s < slots.size() && !dry; ++s) want(s, kWantMore);
   while (running > 0) {
     std::size_t s = 0;
     {
@@ -350,11 +380,10 @@ int run_worker(const CountConfig& base, const Plan& plan, Monitor& signal) {
     slots[s].thread.join();
     --running;
     stopping = stopping || slots[s].interrupted;
-    const std::uint64_t flag = stopping ? kStopInterrupted : dry ? kResultsOnly : kWantMore;
-    if (ask(s, flag))
-      ++running;
-    else if (flag == kWantMore)
-      dry = true;
+    const auto before = idle;  // the slots that idled before this batch was done
+    want(s, stopping ? kStopInterrupted : dry ? kResultsOnly : kWantMore);
+    for (std::size_t t = 0; t < slots.size(); ++t)
+      if (before[t] && t != s && !dry && !stopping) want(t, kWantMore);
   }
   return 0;
 }
@@ -408,15 +437,52 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
     std::vector<std::uint64_t> indices;  // ascending
     bool check = false;
   };
-  // Per rank: the batches it holds, and whether it was told there is no more (dry) or stopped.
-  // A rank is done once it is dry or stopped and holds nothing.
+  // Per rank: the batches it holds; whether it waits for an answer that has no work in it yet
+  // (cross-checks may still come: Dealer::may_deal_more); whether it was told there is no more
+  // (dry) or stopped. A rank is done once it is dry or stopped and holds nothing.
   struct Worker {
     std::vector<Outstanding> held;
-    bool dry = false, stopped = false, done = false;
+    bool waiting = false, dry = false, stopped = false, done = false;
   };
   std::vector<Worker> workers(static_cast<std::size_t>(ranks));
   std::uint64_t batch_ids = 0;
   int active = ranks - 1;
+  // Answers rank k's request for work: a batch, nothing yet (it waits), or no more.
+  auto answer = [&](int k) {
+    Worker& worker = workers[static_cast<std::size_t>(k)];
+    if (signal.cancel.load(std::memory_order_relaxed) || check_failed) dealer.stop_dealing();
+    const Batch next = dealer.take(k);
+    std::vector<std::uint64_t> message;
+    if (next.indices.empty() && dealer.may_deal_more()) {
+      // A rank that holds a batch asks again when that one is done (it cannot listen before);
+      // one that holds none waits here for the answer.
+      worker.waiting = worker.held.empty();
+      if (worker.waiting) return;
+      message = {kRetry};
+      MPI_Send(message.data(), 1, MPI_UINT64_T, k, kTagWork, MPI_COMM_WORLD);
+      return;
+    }
+    worker.waiting = false;
+    if (next.indices.empty()) {
+      worker.dry = true;
+    } else {
+      Outstanding o{++batch_ids, next.indices, next.check};
+      std::sort(o.indices.begin(), o.indices.end());
+      message = {o.id, next.check ? kCheck : kCount};
+      message.insert(message.end(), next.indices.begin(), next.indices.end());
+      worker.held.push_back(std::move(o));
+    }
+    MPI_Send(message.data(), static_cast<int>(message.size()), MPI_UINT64_T, k, kTagWork,
+             MPI_COMM_WORLD);
+    if (!worker.done && worker.dry && worker.held.empty()) {
+      worker.done = true;
+      --active;
+    }
+  };
+  auto answer_waiting = [&] {
+    for (int k = 1; k < ranks; ++k)
+      if (workers[static_cast<std::size_t>(k)].waiting) answer(k);
+  };
   std::optional<std::chrono::steady_clock::time_point> cancelled_at;
   bool lost = false;
   while (active > 0) {
@@ -426,6 +492,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
     // rank 0's own counting threads need.
     MPI_Iprobe(MPI_ANY_SOURCE, kTagRequest, MPI_COMM_WORLD, &ready, &st);
     if (!ready) {
+      answer_waiting();  // rank 0's own counts may have brought cross-checks
       if (signal.cancel.load(std::memory_order_relaxed)) {
         dealer.stop_dealing();
         const auto now = std::chrono::steady_clock::now();
@@ -469,27 +536,16 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
     }
     stop_if_failed();
     handled += !done.empty();
-    if (request[0] == kStopInterrupted) worker.stopped = true;
-    if (request[0] == kWantMore) {
-      if (signal.cancel.load(std::memory_order_relaxed) || check_failed) dealer.stop_dealing();
-      const Batch next = dealer.take(st.MPI_SOURCE);
-      std::vector<std::uint64_t> message;
-      if (next.indices.empty()) {
-        worker.dry = true;
-      } else {
-        Outstanding o{++batch_ids, next.indices, next.check};
-        std::sort(o.indices.begin(), o.indices.end());
-        message = {o.id, next.check ? kCheck : kCount};
-        message.insert(message.end(), next.indices.begin(), next.indices.end());
-        worker.held.push_back(std::move(o));
-      }
-      MPI_Send(message.data(), static_cast<int>(message.size()), MPI_UINT64_T, st.MPI_SOURCE,
-               kTagWork, MPI_COMM_WORLD);
+    if (request[0] == kStopInterrupted) {
+      worker.stopped = true;
+      dealer.stop_dealing();  // a rank that stops (a signal, an error) ends the run: resumable
     }
     if (!worker.done && (worker.dry || worker.stopped) && worker.held.empty()) {
-      worker.done = true;
+      worker.done = true;  // its last results (kResultsOnly, kStopInterrupted) are in
       --active;
     }
+    if (request[0] == kWantMore) answer(st.MPI_SOURCE);
+    answer_waiting();  // these results may have brought cross-checks, or ended them
   }
   for (std::thread& t : local) t.join();
   if (lost) {

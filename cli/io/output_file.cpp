@@ -89,15 +89,21 @@ std::FILE* OutputFile::stdio() {
   cookie_io_functions_t io{};
   io.write = [](void* cookie, const char* data, std::size_t size) -> ssize_t {
     auto* self = static_cast<OutputFile*>(cookie);
-    if (write_all(self->fd_, data, size)) return static_cast<ssize_t>(size);
+    if (self->reader_gone_ || write_all(self->fd_, data, size)) return static_cast<ssize_t>(size);
     self->note_write_error(errno);
-    return -1;
+    return self->reader_gone_ ? static_cast<ssize_t>(size) : -1;
   };
   stdio_ = ::fopencookie(this, "w", io);
   return stdio_;
 }
 
 void OutputFile::note_write_error(int error) {
+  // A pipe or FIFO whose reader went away (`nqcount solve ... | head`): the output just ends,
+  // as for standard output (the CLI ignores SIGPIPE); what follows is dropped.
+  if (error == EPIPE && target_.kind == OutputKind::kStream) {
+    reader_gone_ = true;
+    return;
+  }
   if (!write_failed_) write_errno_ = error;
   write_failed_ = true;
 }
@@ -106,12 +112,14 @@ bool OutputFile::write(std::string_view text, std::string* error) {
   if (fd_ < 0 && !open(error)) return false;
   // What the command printed on standard output before goes first (the stream may be it).
   if (target_.kind == OutputKind::kStream) std::fflush(stdout);
+  if (reader_gone_) return true;
   if (stdio_) {
     if (std::fwrite(text.data(), 1, text.size(), stdio_) == text.size()) return true;
   } else if (write_all(fd_, text.data(), text.size())) {
     return true;
   }
   note_write_error(errno);
+  if (reader_gone_) return true;
   *error = "cannot write " + describe_errno();
   return false;
 }

@@ -43,6 +43,7 @@ class OutputFile {
   int fd_ = -1;
   std::FILE* stdio_ = nullptr;
   bool write_failed_ = false;
+  bool reader_gone_ = false;  // a stream's reader went away (EPIPE): the output has ended
   int write_errno_ = 0;
 };
 

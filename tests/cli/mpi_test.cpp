@@ -125,6 +125,18 @@ TEST(Mpi, CrossChecksAreCountedOnAnotherRank) {
   EXPECT_EQ(j["cross_checked"], j["subproblems"]);
   EXPECT_GT(j["cross_checked_on_another_rank"].get<std::uint64_t>(), 0u) << r.out;
   expect_same_counts(r.out, nqcount("--n 13 --threads 1 --json").out);
+  // Checks come from counts still out with the ranks: a rank that finds no work meanwhile waits
+  // for them instead of leaving them to nobody (which ended such runs unfinished, exit 130, now
+  // and then). Short runs, on two and three ranks, several times.
+  const std::string single = nqcount("--n 12 --kernel join --json").out;
+  for (int round = 0; round < 4; ++round)
+    for (const int ranks : {2, 3}) {
+      const Outcome again = mpi(ranks, "--n 12 --kernel join --cross-check 1 --json");
+      ASSERT_EQ(again.status, 0) << ranks << " ranks: " << again.err;
+      const auto k = nlohmann::json::parse(again.out);
+      EXPECT_EQ(k["cross_checked"], k["subproblems"]);
+      expect_same_counts(again.out, single);
+    }
 }
 
 // A second count that disagrees (here a kernel for another plan, forced by the test hook) stops
