@@ -447,6 +447,13 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
   std::vector<Worker> workers(static_cast<std::size_t>(ranks));
   std::uint64_t batch_ids = 0;
   int active = ranks - 1;
+  // A rank that was told there is no more work, or stopped, and holds nothing, is done.
+  auto retire = [&](Worker& worker) {
+    if (!worker.done && (worker.dry || worker.stopped) && worker.held.empty()) {
+      worker.done = true;
+      --active;
+    }
+  };
   // Answers rank k's request for work: a batch, nothing yet (it waits), or no more.
   auto answer = [&](int k) {
     Worker& worker = workers[static_cast<std::size_t>(k)];
@@ -474,10 +481,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
     }
     MPI_Send(message.data(), static_cast<int>(message.size()), MPI_UINT64_T, k, kTagWork,
              MPI_COMM_WORLD);
-    if (!worker.done && worker.dry && worker.held.empty()) {
-      worker.done = true;
-      --active;
-    }
+    retire(worker);
   };
   auto answer_waiting = [&] {
     for (int k = 1; k < ranks; ++k)
@@ -514,7 +518,8 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
     // The results must be of a batch this rank holds, and of nothing else in it.
     Worker& worker = workers[static_cast<std::size_t>(st.MPI_SOURCE)];
     const bool well_formed = request.size() >= kRequestHeader &&
-                             (request.size() - kRequestHeader) % 3 == 0 && request[0] <= 2;
+                             (request.size() - kRequestHeader) % 3 == 0 &&
+                             request[0] <= kResultsOnly;
     const auto held = std::find_if(worker.held.begin(), worker.held.end(),
                                    [&](const Outstanding& o) { return o.id == request[1]; });
     const bool matches =
@@ -540,10 +545,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
       worker.stopped = true;
       dealer.stop_dealing();  // a rank that stops (a signal, an error) ends the run: resumable
     }
-    if (!worker.done && (worker.dry || worker.stopped) && worker.held.empty()) {
-      worker.done = true;  // its last results (kResultsOnly, kStopInterrupted) are in
-      --active;
-    }
+    retire(worker);  // its last results (kResultsOnly, kStopInterrupted) may be in
     if (request[0] == kWantMore) answer(st.MPI_SOURCE);
     answer_waiting();  // these results may have brought cross-checks, or ended them
   }
