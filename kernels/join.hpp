@@ -647,17 +647,18 @@ inline void chunk_offsets(const std::uint64_t* p, std::size_t n, int chunks, std
   with_chunks(chunks, [&](auto c) { chunk_offsets_fixed<c()>(p, n, out); });
 }
 
-// sums += popcounts of (AND over k of table k's entry at offsets k), for each of the n members
-// of the small side. Table 0's entries include the block's member mask. The chunk count is a
-// template argument so the loop unrolls (no per-chunk branch).
+// sums += popcounts of (lanes AND over k of table k's entry at offsets k), for each of the n
+// members of the small side (lanes: the block's members that the visit may meet). The chunk count
+// is a template argument so the loop unrolls (no per-chunk branch).
 template <int W, int kChunks>
 void match_chunks_fixed(const char* table, const std::uint16_t* offsets, std::size_t n,
-                        Words<W>& sums) {
+                        const Words<W>& lanes, Words<W>& sums) {
   using V = Words<W>;
   V local = sums;  // in a register: the compiler cannot tell `sums` from the tables
+  const V start = lanes;
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint16_t* o = offsets + i * kChunks;
-    V acc = *reinterpret_cast<const V*>(table + o[0]);
+    V acc = start & *reinterpret_cast<const V*>(table + o[0]);
     for (int k = 1; k < kChunks; ++k)
       acc &= *reinterpret_cast<const V*>(table + kTableBytes * k + o[k]);
     add_lane_popcounts<W>(local, acc);
@@ -666,18 +667,20 @@ void match_chunks_fixed(const char* table, const std::uint16_t* offsets, std::si
 }
 template <int W>
 void match_chunks(const char* table, int chunks, const std::uint16_t* offsets, std::size_t n,
-                  Words<W>& sums) {
-  with_chunks(chunks, [&](auto c) { match_chunks_fixed<W, c()>(table, offsets, n, sums); });
+                  const Words<W>& lanes, Words<W>& sums) {
+  with_chunks(chunks, [&](auto c) { match_chunks_fixed<W, c()>(table, offsets, n, lanes, sums); });
 }
 
 // Pairs (a in big, b in small) with a & b == 0, by bit slices over `big`, in blocks of 64 W
 // members: a block's slices (bits vectors) stay in L1 while every member of the small side
 // visits them, one vector AND per chunk of diagonals.
-// A run of patterns that visits the slices, with their chunk offsets.
+// A run of patterns that visits the slices, with their chunk offsets, and the lanes of the
+// block it may meet (the first W words of `lanes`; nullptr: every member).
 struct Range {
   const std::uint64_t* patterns;
   const std::uint16_t* offsets;
   std::size_t size;
+  const std::uint64_t* lanes = nullptr;
 };
 
 template <int W>
@@ -719,10 +722,18 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, 
       transpose64(rows);
       for (int j = 0; j < bits; ++j) slices[j][w] = member[w] & ~rows[j];
     }
+    // (Through a reference: a vector return value would change the ABI in the baseline build.)
+    auto lanes_of = [&](const Range& r, V& lanes) -> const V& {
+      lanes = member;
+      if (r.lanes != nullptr)
+        for (int w = 0; w < W; ++w) lanes[w] &= r.lanes[w];
+      return lanes;
+    };
+    V lanes;
     if (!tables) {
       for (std::size_t r = 0; r < visits; ++r)
         for (std::size_t i = 0; i < visit[r].size; ++i) {
-          V acc = member;
+          V acc = lanes_of(visit[r], lanes);
           for (std::uint64_t p = visit[r].patterns[i]; p; p &= p - 1)
             acc &= slices[std::countr_zero(p)];
           add_lane_popcounts<W>(sums, acc);
@@ -730,17 +741,15 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, 
       continue;
     }
     for (int k = 0; k < chunks; ++k) {
-      if (k == 0)
-        entry(0, 0) = member;
-      else
-        for (int w = 0; w < W; ++w) entry(k, 0)[w] = ~0ull;
+      for (int w = 0; w < W; ++w) entry(k, 0)[w] = ~0ull;
       for (int v = 1; v < kChunkValues; ++v) {
         const int j = kChunkBits * k + std::countr_zero(static_cast<unsigned>(v));
         entry(k, v) = j < bits ? entry(k, v & (v - 1)) & slices[j] : entry(k, v & (v - 1));
       }
     }
     for (std::size_t r = 0; r < visits; ++r)
-      match_chunks<W>(table, chunks, visit[r].offsets, visit[r].size, sums);
+      match_chunks<W>(table, chunks, visit[r].offsets, visit[r].size, lanes_of(visit[r], lanes),
+                      sums);
   }
   std::uint64_t total = 0;
   for (int w = 0; w < W; ++w) total += sums[w];
@@ -754,7 +763,16 @@ struct SieveScratch {
   std::vector<std::uint32_t> a_start, b_start;
   std::vector<std::uint8_t> keys;
   std::vector<Range> visit;
+  std::vector<std::uint64_t> lanes;  // the visits' lanes, 8 words each
 };
+
+// Sets bits [from, to) of the 512-bit mask m (8 words).
+inline void set_lanes(std::uint64_t* m, std::size_t from, std::size_t to) {
+  for (std::size_t w = from / 64; w * 64 < to; ++w) {
+    const std::size_t a = std::max(from, w * 64) - w * 64, b = std::min(to, w * 64 + 64) - w * 64;
+    m[w] |= (b == 64 ? ~0ull : (1ull << b) - 1) & ~((1ull << a) - 1);
+  }
+}
 
 // The most diagonals the sieve below cuts (2^kMaxCuts groups a side; a group fits a byte).
 inline constexpr int kMaxCuts = 8;
@@ -783,14 +801,27 @@ inline void sieve_sort(const std::uint64_t* p, std::size_t n, std::uint64_t cut,
     keys[i] = key;
     ++count[0][key];
   }
+  // The scatter keeps the four streams too: stream k (the items i = k mod 4) fills its own part
+  // of each group, after the parts of the streams before it. With one cursor per group, items
+  // of one key in a row (the common case: patterns come in enumeration order) each waited for
+  // the previous one's cursor store (a store-to-load forwarding chain).
   start.resize(groups + 1);
-  std::uint32_t cursor[1u << kMaxCuts];
+  std::uint32_t cursor[4][1u << kMaxCuts];
   start[0] = 0;
   for (std::uint32_t g = 0; g < groups; ++g) {
-    cursor[g] = start[g];
-    start[g + 1] = start[g] + count[0][g] + count[1][g] + count[2][g] + count[3][g];
+    std::uint32_t at = start[g];
+    for (std::size_t k = 0; k < 4; ++k) {
+      cursor[k][g] = at;
+      at += count[k][g];
+    }
+    start[g + 1] = at;
   }
-  for (i = 0; i < n; ++i) out[cursor[keys[i]]++] = extract_bits(p[i], keep);
+  // The tail items (past the last multiple of four) were counted in stream 0.
+  const std::size_t body = n & ~std::size_t{3};
+  for (i = 0; i < body; i += 4)
+    for (std::size_t k = 0; k < 4; ++k)
+      out[cursor[k][keys[i + k]]++] = extract_bits(p[i + k], keep);
+  for (; i < n; ++i) out[cursor[0][keys[i]]++] = extract_bits(p[i], keep);
 }
 
 // Pairs (x in a, y in b) with x & y == 0. The smaller side is sliced, the larger one visits
@@ -800,7 +831,10 @@ inline void sieve_sort(const std::uint64_t* p, std::size_t n, std::uint64_t cut,
 // sides occupy often are cut out, each side is grouped by its occupancy of them, and a group u
 // of the sliced side only meets the groups v of the other side with u & v = 0. With both sides
 // on a cut diagonal about half the time, that skips a quarter of the pairs per cut diagonal, and
-// the patterns get c bits shorter.
+// the patterns get c bits shorter. The sliced side's blocks of 512 run across its groups (a
+// group of a block's own would leave a third of the lanes empty at n = 20): a block skips the
+// groups v that meet a cut diagonal all its members occupy, and masks the lanes of the members
+// that meet v.
 inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, const std::uint64_t* b,
                                     std::size_t nb, int bits, SieveScratch& sc) {
   if (na == 0 || nb == 0) return 0;
@@ -828,13 +862,14 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   const int useful = std::popcount(shared);
   // Cut diagonals (the sieve below): it costs a few dozen operations per pattern (occupancy
   // counts, two counting sorts) and saves pair work, which grows as na * nb, so it is chosen by
-  // both sizes: measured (one thread, CPU time of the pair counting over sampled subproblems),
-  // from 1024 sliced members and 3e7 pairs it cut n = 18 by 16% and n = 19 by 36% against the
-  // former rule (from 8192 sliced members, which only n = 20 reached), and left n = 20 as it
-  // was. Groups of at least 256 sliced members (a W = 4 block), at most kMaxCuts cuts.
+  // both sizes: from 512 sliced members and 1e7 pairs, one cut per doubling of the sliced side
+  // past 64 members a group, at most kMaxCuts. Measured with nq_bench_join (one thread, the two
+  // builds side by side), against the former rule (from 1024 members and 3e7 pairs, 256 a
+  // group, when a block held one group only): 1.07x at n = 18, 1.10x at 19, 1.20x at 20; more
+  // cuts (up to 12, 32 a group) were slower at n = 18 to 20.
   int c = 0;
-  if (na >= 1024 && static_cast<double>(na) * static_cast<double>(nb) >= 3e7)
-    while (c < kMaxCuts && (na >> (c + 1)) >= 256) ++c;
+  if (na >= 512 && static_cast<double>(na) * static_cast<double>(nb) >= 1e7)
+    while (c < kMaxCuts && (na >> (c + 1)) >= 64) ++c;
   c = std::min(c, useful - 1);
   if (c <= 0) {
     if (chunks_of(useful) < chunks_of(bits)) {
@@ -880,34 +915,55 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   sc.offsets.resize(nb * chunks);
   chunk_offsets(sc.b.data(), nb, chunks_of(rest), sc.offsets.data());
   const std::uint32_t groups = 1u << c;
+  // The sliced side, in group order, is cut into blocks of 512 (the last one of 256 when it
+  // fits): a block may hold members of several groups, so that every lane holds a member. Its
+  // members' cut diagonals are sliced too (lanes[j]: the members that leave cut diagonal j
+  // free), and a group v of the other side visits the block when it misses the diagonals that
+  // all the block's members occupy, with the lanes whose members miss v's.
   std::uint64_t total = 0;
-  for (std::uint32_t u = 0; u < groups; ++u) {
-    const std::uint32_t a0 = sc.a_start[u], a1 = sc.a_start[u + 1];
-    if (a0 == a1) continue;
+  std::uint32_t first = 0;  // the first group that reaches into the block
+  for (std::size_t lo = 0; lo < na; lo += 512) {
+    const std::size_t count = std::min<std::size_t>(512, na - lo), hi = lo + count;
+    std::uint64_t lanes[kMaxCuts][8];
+    for (auto& l : lanes) std::fill(l, l + 8, 0ull);
+    std::uint32_t all_of = groups - 1, any_of = 0;  // the cut diagonals all / some members use
+    while (sc.a_start[first + 1] <= lo) ++first;
+    for (std::uint32_t u = first; u < groups && sc.a_start[u] < hi; ++u) {
+      const std::size_t from = std::max<std::size_t>(sc.a_start[u], lo) - lo;
+      const std::size_t to = std::min<std::size_t>(sc.a_start[u + 1], hi) - lo;
+      if (from == to) continue;
+      all_of &= u;
+      any_of |= u;
+      for (int j = 0; j < c; ++j)
+        if (!(u >> j & 1)) set_lanes(lanes[j], from, to);
+    }
     sc.visit.clear();
-    // The groups v with u & v = 0: the subsets of u's complement.
-    const std::uint32_t free = (groups - 1) & ~u;
+    sc.lanes.clear();
+    const std::uint32_t free = (groups - 1) & ~all_of;
     for (std::uint32_t v = free;; v = (v - 1) & free) {
       const std::uint32_t b0 = sc.b_start[v], b1 = sc.b_start[v + 1];
-      if (b0 != b1)
-        sc.visit.push_back({sc.b.data() + b0, sc.offsets.data() + b0 * chunks, b1 - b0});
+      if (b0 != b1) {
+        std::uint64_t meet[8];
+        std::fill(meet, meet + 8, ~0ull);
+        std::uint64_t any = ~0ull;
+        for (std::uint32_t m = v & any_of; m != 0; m &= m - 1) {
+          const int j = std::countr_zero(m);
+          any = 0;
+          for (int w = 0; w < 8; ++w) any |= meet[w] &= lanes[j][w];
+        }
+        if (any != 0) {
+          sc.visit.push_back({sc.b.data() + b0, sc.offsets.data() + b0 * chunks, b1 - b0});
+          sc.lanes.insert(sc.lanes.end(), meet, meet + 8);
+        }
+      }
       if (v == 0) break;
     }
+    for (std::size_t r = 0; r < sc.visit.size(); ++r) sc.visit[r].lanes = sc.lanes.data() + 8 * r;
     if (sc.visit.empty()) continue;
-    const std::size_t size = a1 - a0;
-    // A group just over a multiple of 512 ends in a block that a W = 4 pass fills better.
-    const std::size_t full = size & ~std::size_t{511};
-    if (full != 0 && size - full <= 256) {
-      total += count_disjoint_sliced<8>(sc.a.data() + a0, full, sc.visit.data(), sc.visit.size(),
-                                        rest, sc.slices);
-      total += count_disjoint_sliced<4>(sc.a.data() + a0 + full, size - full, sc.visit.data(),
-                                        sc.visit.size(), rest, sc.slices);
-      continue;
-    }
-    total += size <= 256 ? count_disjoint_sliced<4>(sc.a.data() + a0, size, sc.visit.data(),
-                                                    sc.visit.size(), rest, sc.slices)
-                         : count_disjoint_sliced<8>(sc.a.data() + a0, size, sc.visit.data(),
-                                                    sc.visit.size(), rest, sc.slices);
+    total += count <= 256 ? count_disjoint_sliced<4>(sc.a.data() + lo, count, sc.visit.data(),
+                                                     sc.visit.size(), rest, sc.slices)
+                          : count_disjoint_sliced<8>(sc.a.data() + lo, count, sc.visit.data(),
+                                                     sc.visit.size(), rest, sc.slices);
   }
   return total;
 }

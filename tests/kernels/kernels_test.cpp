@@ -229,8 +229,8 @@ TEST(JoinBuilds, BaselineBuildMatchesTheSearch) {
   EXPECT_GT(checked, 4000u);
 }
 
-// The join's pair counter (bit slices, chunk tables, the sieve from 1024 sliced members and
-// 3e7 pairs, its groups' blocks of 512 with a last one of 256, and the diagonals only one side
+// The join's pair counter (bit slices, chunk tables, the sieve from 512 sliced members and 1e7
+// pairs, its blocks of 512 across groups with a last one of 256, and the diagonals only one side
 // occupies dropped) against a plain double loop, on random patterns of several densities and
 // sizes around every threshold (32 for slices, 256/512 for the block width, the sieve's), with
 // both sides on all bits or on overlapping windows of them.
@@ -246,6 +246,9 @@ TEST(JoinPairs, MatchDoubleLoopAtEverySizeAndDensity) {
                                                                                    {257, 1000},
                                                                                    {600, 513},
                                                                                    {3000, 2000},
+                                                                                   {511, 40000},
+                                                                                   {512, 19532},
+                                                                                   {700, 20000},
                                                                                    {1023, 40000},
                                                                                    {1024, 29297},
                                                                                    {2600, 12000},
