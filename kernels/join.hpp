@@ -232,9 +232,26 @@ struct Part {
   std::uint64_t anti, main, pattern;  // diagonals (row + col, row - col + 31), crossing bits
   std::uint64_t cols;                 // columns used, packed among the half's
 };
-// The bottom parts once bucketed, as arrays (the join streams through them 8 at a time).
+// The bottom parts once bucketed, as arrays (the join streams through them 8 at a time): each
+// one's diagonals where the top part can meet them (`clash`, DiagonalWindow) and crossing bits.
 struct SortedParts {
-  std::vector<std::uint64_t> anti, main, pattern;
+  std::vector<std::uint64_t> clash, pattern;
+};
+
+// The diagonals a top and a bottom part of a half can share, as one word. The top part's rows
+// all lie above the bottom part's, and the half's columns span at most 32, so the anti-diagonals
+// both can occupy are at most 31 (from the bottom part's first row and the half's first column
+// on), and the same for the main diagonals: anti-diagonals in the low 32 bits, main ones in the
+// high 32. The clash test then takes one word a placement instead of two.
+struct DiagonalWindow {
+  int anti_from = 0, main_from = 0;  // the first diagonal of each kind in the window
+  // For the bottom part starting at row `first_bottom` of a half with columns `half`.
+  DiagonalWindow(int first_bottom, Mask half)
+      : anti_from(first_bottom + std::countr_zero(half)),
+        main_from(first_bottom - (31 - std::countl_zero(half)) + 31) {}
+  std::uint64_t operator()(std::uint64_t anti, std::uint64_t main) const {
+    return ((anti >> anti_from) & 0xffffffffull) | ((main >> main_from) << 32);
+  }
 };
 
 // The placements of a half's rows row_of[0..count) (squares[j] free in row j, bits[j][c] the
@@ -323,24 +340,21 @@ inline bool enumerate_part(const int* row_of, const Mask* squares, int count, Ma
 }
 
 // The candidates bottom[lo..hi) for one top part: writes t_pattern | pattern of each one whose
-// diagonals miss (t_anti, t_main) to dst, returns how many. dst must have room for hi - lo + 8.
-inline std::uint32_t join_bucket(const std::uint64_t* anti, const std::uint64_t* main,
-                                 const std::uint64_t* pattern, std::uint32_t lo, std::uint32_t hi,
-                                 std::uint64_t t_anti, std::uint64_t t_main,
+// diagonals (DiagonalWindow) miss t_clash to dst, returns how many. dst must have room for
+// hi - lo + 8.
+inline std::uint32_t join_bucket(const std::uint64_t* clash, const std::uint64_t* pattern,
+                                 std::uint32_t lo, std::uint32_t hi, std::uint64_t t_clash,
                                  std::uint64_t t_pattern, std::uint64_t* dst) {
   std::uint32_t n = 0;
   std::uint32_t j = lo;
 #ifdef NQ_JOIN_AVX512
-  const __m512i ta = _mm512_set1_epi64(static_cast<long long>(t_anti));
-  const __m512i tm = _mm512_set1_epi64(static_cast<long long>(t_main));
+  const __m512i tc = _mm512_set1_epi64(static_cast<long long>(t_clash));
   const __m512i tp = _mm512_set1_epi64(static_cast<long long>(t_pattern));
   for (; j < hi; j += 8) {
     const __mmask8 in = hi - j >= 8 ? __mmask8{0xff} : static_cast<__mmask8>((1u << (hi - j)) - 1);
-    const __m512i a = _mm512_maskz_loadu_epi64(in, anti + j);
-    const __m512i m = _mm512_maskz_loadu_epi64(in, main + j);
+    const __m512i c = _mm512_maskz_loadu_epi64(in, clash + j);
     const __m512i p = _mm512_maskz_loadu_epi64(in, pattern + j);
-    const __m512i clash = _mm512_or_si512(_mm512_and_si512(a, ta), _mm512_and_si512(m, tm));
-    const __mmask8 keep = _mm512_mask_testn_epi64_mask(in, clash, clash);
+    const __mmask8 keep = _mm512_mask_testn_epi64_mask(in, c, tc);
     // Compress in a register and store all 8 lanes (dst has room): a compressing store to
     // memory is microcoded and slow on AMD's Zen 4 and 5.
     _mm512_storeu_si512(dst + n, _mm512_maskz_compress_epi64(keep, _mm512_or_si512(p, tp)));
@@ -349,7 +363,7 @@ inline std::uint32_t join_bucket(const std::uint64_t* anti, const std::uint64_t*
 #else
   for (; j < hi; ++j) {
     dst[n] = t_pattern | pattern[j];
-    n += ((t_anti & anti[j]) | (t_main & main[j])) == 0;
+    n += (t_clash & clash[j]) == 0;
   }
 #endif
   return n;
@@ -440,14 +454,13 @@ struct SettledHalf {
                           hs.bottom))
         continue;  // too large: one row more in the top part
       const std::size_t nb = hs.bottom.size();
-      hs.sorted.anti.resize(nb);
-      hs.sorted.main.resize(nb);
+      hs.sorted.clash.resize(nb);
       hs.sorted.pattern.resize(nb);
+      const DiagonalWindow window(row_of[top], h);
       counting_sort(
           nb, 1u << k, hs.start, [&](std::size_t i) { return hs.bottom[i].cols; },
           [&](std::size_t i, std::uint32_t at) {
-            hs.sorted.anti[at] = hs.bottom[i].anti;
-            hs.sorted.main[at] = hs.bottom[i].main;
+            hs.sorted.clash[at] = window(hs.bottom[i].anti, hs.bottom[i].main);
             hs.sorted.pattern[at] = hs.bottom[i].pattern;
           });
       hs.remember(b, h, k, top, row_of, squares);
@@ -457,8 +470,7 @@ struct SettledHalf {
     hs.valid = false;
     hs.start.assign(2, 0);
     hs.start[1] = 1;
-    for (std::vector<std::uint64_t>* v : {&hs.sorted.anti, &hs.sorted.main, &hs.sorted.pattern})
-      v->assign(1, 0);
+    for (std::vector<std::uint64_t>* v : {&hs.sorted.clash, &hs.sorted.pattern}) v->assign(1, 0);
     return true;
   }
 
@@ -474,6 +486,7 @@ struct SettledHalf {
   std::size_t next(std::vector<std::uint64_t>& out, std::size_t capacity) {
     const HalfScratch& hs = *parts;
     const std::uint32_t all = top == k ? 0 : (1u << k) - 1;
+    const DiagonalWindow window(top == k ? 0 : row_of[top], half);
     std::size_t n = 0;
     walk.top.run(
         row_of, squares, top, bits,
@@ -485,8 +498,8 @@ struct SettledHalf {
           if (out.size() < n + (hi - lo) + 8)
             out.resize(std::min(capacity + 8, std::max(2 * out.size(), n + (hi - lo) + 8)));
           walk.candidates += hi - lo;
-          n += join_bucket(hs.sorted.anti.data(), hs.sorted.main.data(), hs.sorted.pattern.data(),
-                           lo, hi, a, m, p, out.data() + n);
+          n += join_bucket(hs.sorted.clash.data(), hs.sorted.pattern.data(), lo, hi, window(a, m),
+                           p, out.data() + n);
           return true;
         });
     return n;
@@ -1074,8 +1087,7 @@ struct Scratch {
     reserve(sieve.visit, std::size_t{1} << kMaxCuts);
     for (HalfScratch* hs : {&east_half, &west_half}) {
       reserve(hs->bottom, size.parts);
-      reserve(hs->sorted.anti, size.parts);
-      reserve(hs->sorted.main, size.parts);
+      reserve(hs->sorted.clash, size.parts);
       reserve(hs->sorted.pattern, size.parts);
       reserve(hs->start, buckets);
     }
