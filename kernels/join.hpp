@@ -371,8 +371,10 @@ inline std::uint32_t join_bucket(const std::uint64_t* clash, const std::uint64_t
 }
 
 // A half's bucketed bottom part, kept for the next subproblem: subproblems that follow each
-// other in the row-split plan almost always share a half's bottom rows (97% to 99% at n = 18
-// and 20, the plan being in colex order of E), and then only the top part is walked again.
+// other in the row-split plan mostly share a half's bottom rows (the plan is in colex order of
+// E), and then only the top part is walked again. Counted on one thread: the west and east
+// bottom parts were made 1,194 and 1,828 times for n = 18's 12,283 subproblems, 1,897 and 3,139
+// times for n = 20's 46,508.
 struct HalfScratch {
   std::vector<Part> bottom;
   SortedParts sorted;
@@ -783,7 +785,8 @@ struct SieveScratch {
   std::vector<std::uint64_t> a, b, slices;
   std::vector<std::uint16_t> offsets;  // the visiting side's chunk offsets
   std::vector<std::uint32_t> a_start, b_start;
-  std::vector<std::uint8_t> keys;
+  std::vector<std::uint16_t> keys;
+  std::vector<std::uint32_t> counts;  // sieve_sort's histograms and cursors
   std::vector<Range> visit;
   std::vector<std::uint64_t> lanes;  // the visits' lanes, 8 words each
   std::vector<std::uint64_t> part;   // the sliced members one class of visits meets
@@ -798,30 +801,37 @@ inline void set_lanes(std::uint64_t* m, std::size_t from, std::size_t to) {
   }
 }
 
-// The most diagonals the sieve below cuts (2^kMaxCuts groups a side; a group fits a byte).
-inline constexpr int kMaxCuts = 8;
+// The most diagonals the sieve below cuts (2^kMaxCuts groups a side).
+inline constexpr int kMaxCuts = 12;
 
 // Counting-sorts patterns by their bits under `cut` (2^c groups), each stored without them.
 // Each key is extracted once and kept; the histogram is four interleaved ones, so that runs of
 // one key do not wait on each other's increments.
 inline void sieve_sort(const std::uint64_t* p, std::size_t n, std::uint64_t cut, std::uint64_t keep,
                        int c, std::vector<std::uint64_t>& out, std::vector<std::uint32_t>& start,
-                       std::vector<std::uint8_t>& keys) {
-  static_assert(kMaxCuts <= 8);
+                       std::vector<std::uint16_t>& keys, std::vector<std::uint32_t>& counts) {
+  static_assert(kMaxCuts <= 16);
   const std::uint32_t groups = 1u << c;
   out.resize(n);
   keys.resize(n);
-  std::uint32_t count[4][1u << kMaxCuts];
-  for (auto& row : count) std::fill(row, row + groups, 0u);
+  // Four histograms, then four cursors, of `groups` entries each (in the scratch: 2^12 groups
+  // would take 128 KB of stack).
+  counts.assign(8 * std::size_t{groups}, 0u);
+  std::uint32_t* count[4];
+  std::uint32_t* cursor[4];
+  for (std::size_t k = 0; k < 4; ++k) {
+    count[k] = counts.data() + k * groups;
+    cursor[k] = counts.data() + (4 + k) * groups;
+  }
   std::size_t i = 0;
   for (; i + 4 <= n; i += 4)
     for (std::size_t k = 0; k < 4; ++k) {
-      const auto key = static_cast<std::uint8_t>(extract_bits(p[i + k], cut));
+      const auto key = static_cast<std::uint16_t>(extract_bits(p[i + k], cut));
       keys[i + k] = key;
       ++count[k][key];
     }
   for (; i < n; ++i) {
-    const auto key = static_cast<std::uint8_t>(extract_bits(p[i], cut));
+    const auto key = static_cast<std::uint16_t>(extract_bits(p[i], cut));
     keys[i] = key;
     ++count[0][key];
   }
@@ -830,7 +840,6 @@ inline void sieve_sort(const std::uint64_t* p, std::size_t n, std::uint64_t cut,
   // of one key in a row (the common case: patterns come in enumeration order) each waited for
   // the previous one's cursor store (a store-to-load forwarding chain).
   start.resize(groups + 1);
-  std::uint32_t cursor[4][1u << kMaxCuts];
   start[0] = 0;
   for (std::uint32_t g = 0; g < groups; ++g) {
     std::uint32_t at = start[g];
@@ -916,8 +925,9 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   // both sizes: from 512 sliced members and 1e7 pairs, one cut per doubling of the sliced side
   // past 64 members a group, at most kMaxCuts. Measured with nq_bench_join (one thread, the two
   // builds side by side), against the former rule (from 1024 members and 3e7 pairs, 256 a
-  // group, when a block held one group only): 1.07x at n = 18, 1.10x at 19, 1.20x at 20; more
-  // cuts (up to 12, 32 a group) were slower at n = 18 to 20.
+  // group, when a block held one group only): 1.07x at n = 18, 1.10x at 19, 1.20x at 20. At
+  // most 12 cuts rather than 8: n = 22 1.36x, n = 20 and 21 the same (their sides stop short of
+  // 8 cuts); 14 was slower at n = 22; 32 a group slower at n = 18 to 20.
   int c = 0;
   if (na >= 512 && static_cast<double>(na) * static_cast<double>(nb) >= 1e7)
     while (c < kMaxCuts && (na >> (c + 1)) >= 64) ++c;
@@ -957,8 +967,8 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
     cut |= 1ull << best;
   }
   const std::uint64_t keep = shared & ~cut;
-  sieve_sort(a, na, cut, keep, c, sc.a, sc.a_start, sc.keys);
-  sieve_sort(b, nb, cut, keep, c, sc.b, sc.b_start, sc.keys);
+  sieve_sort(a, na, cut, keep, c, sc.a, sc.a_start, sc.keys, sc.counts);
+  sieve_sort(b, nb, cut, keep, c, sc.b, sc.b_start, sc.keys, sc.counts);
   const int rest = useful - c;
   const std::size_t chunks = static_cast<std::size_t>(chunks_of(rest));
   sc.offsets.resize(nb * chunks + kOffsetsSlack);
@@ -1094,6 +1104,8 @@ struct Scratch {
     reserve(sieve.a_start, (std::size_t{1} << kMaxCuts) + 1);
     reserve(sieve.b_start, (std::size_t{1} << kMaxCuts) + 1);
     reserve(sieve.visit, std::size_t{1} << kMaxCuts);
+    reserve(sieve.counts, std::size_t{8} << kMaxCuts);
+    reserve(sieve.keys, size.leaves);
     for (HalfScratch* hs : {&east_half, &west_half}) {
       reserve(hs->bottom, size.parts);
       reserve(hs->sorted.clash, size.parts);

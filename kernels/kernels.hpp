@@ -69,11 +69,11 @@ inline constexpr std::size_t kJoinMaxParts = std::size_t{1} << 18;
 // The join's scratch for one thread, in bytes, for chunks of up to `leaves` placements and
 // bottom parts of up to `parts`: per placement, both halves' chunks and the sieve's copies of
 // them (8 bytes each), and the general path's leaves (16) and bucket starts (4), and the sieve's
-// class copy of the sliced side (8); per part, both halves' bottom parts (32) and their sorted
-// copies (16); and 1 MiB for the bottom parts' bucket starts (2^16 + 1 of 4 bytes a half at most)
-// and the slice tables.
+// class copy of the sliced side (8) and keys (2); per part, both halves' bottom parts (32) and
+// their sorted copies (16); and 1 MiB for the bottom parts' bucket starts (2^16 + 1 of 4 bytes a
+// half at most), the slice tables and the sieve's group arrays (2^12 groups).
 constexpr std::size_t join_scratch_bytes(std::size_t leaves, std::size_t parts) {
-  return leaves * (2 * (8 + 8 + 16 + 4) + 8) + parts * 2 * (32 + 16) + (std::size_t{1} << 20);
+  return leaves * (2 * (8 + 8 + 16 + 4) + 8 + 2) + parts * 2 * (32 + 16) + (std::size_t{1} << 20);
 }
 inline constexpr std::size_t kJoinScratchBytes = join_scratch_bytes(kJoinMaxLeaves, kJoinMaxParts);
 // The largest half-board (placements) and the largest bottom part of one (join.hpp) over a

@@ -277,6 +277,34 @@ TEST(JoinPairs, MatchDoubleLoopAtEverySizeAndDensity) {
   EXPECT_GT(checked, 100'000'000u);
 }
 
+// Slow: sides large enough for the sieve's deepest cuts (10 and 12 diagonals: more than a byte of
+// key, up to 2^12 groups), as the halves of n = 22 and beyond reach. The patterns have 22 bits,
+// so the expected count comes from subset sums instead of a double loop: with F[m] the members of
+// b inside m, the pairs are the sum over a of F[~a].
+TEST(SlowJoinPairs, DeepSievesMatchSubsetSums) {
+  constexpr int kBits = 22;
+  constexpr std::uint64_t kFull = (std::uint64_t{1} << kBits) - 1;
+  std::mt19937_64 rng(23);
+  for (const auto& [na, nb] :
+       std::vector<std::pair<std::size_t, std::size_t>>{{150000, 300000}, {600000, 600000}}) {
+    std::vector<std::uint64_t> a(na), b(nb);
+    for (auto& x : a) x = rng() & rng() & kFull;
+    for (auto& y : b) y = rng() & rng() & kFull;
+    std::vector<std::uint64_t> inside(kFull + 1, 0);
+    for (const std::uint64_t y : b) ++inside[y];
+    for (int bit = 0; bit < kBits; ++bit)
+      for (std::uint64_t m = 0; m <= kFull; ++m)
+        if (m >> bit & 1) inside[m] += inside[m ^ (std::uint64_t{1} << bit)];
+    std::uint64_t want = 0;
+    for (const std::uint64_t x : a) want += inside[kFull & ~x];
+    EXPECT_GT(want, 0u);
+    EXPECT_EQ(count_disjoint_pairs_scalar(a, b, kBits), want) << na << "x" << nb;
+    if (avx512_supported()) {
+      EXPECT_EQ(count_disjoint_pairs_avx512(a, b, kBits), want) << na << "x" << nb;
+    }
+  }
+}
+
 // Slow: whole counts large enough to refill, flush and steal for seconds: n = 16 against the
 // scalar kernel's nodes, n = 17 (the 64-bit lanes) against the table.
 class SlowKernelTest : public KernelTest {};
