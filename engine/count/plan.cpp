@@ -557,7 +557,8 @@ std::uint64_t rowsplit_subproblems(int n) {
     return (static_cast<std::uint64_t>(n) * kBinomials.c[n - 1][h] + by_flip + by_both) / 4;
   // By west rows: the ranks of non-zero weight, which have no closed form; counted once for
   // every odd n up to kOddByWestRowsMaxN, checked by plan_test.
-  constexpr std::uint64_t kByWestRows[] = {0, 0, 6, 18, 57, 172, 585, 2009, 7269, 26624};
+  constexpr std::uint64_t kByWestRows[] = {0,   0,    6,    18,    57,    172,
+                                           585, 2009, 7269, 26624, 99557, 375221};
   static_assert(std::size(kByWestRows) == (kOddByWestRowsMaxN + 1) / 2);
   return kByWestRows[(n - 1) / 2];
 }

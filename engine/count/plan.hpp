@@ -133,12 +133,14 @@ Plan plan_rowsplit(int n, bool fixed_counts = true);
 // west row set W, the middle queen free in every row r that W keeps (the join enumerates the
 // west half once for all of them: about 2x faster at n = 17 and 19). By middle row: one
 // subproblem per (r, E), the middle queen forced into row r (smaller halves, more of them).
-// From n = 21 the two cost about the same (estimate --samples 64 --seed 1, one thread: n = 21
-// 521 core-seconds [485, 556] grouped against 577 [528, 626] by middle row, n = 23 34,866
-// [32,657, 37,074] against 31,964 [29,763, 34,166]) and the middle-row plan keeps its tasks
-// small. odd_split(n) picks by west rows up to kOddByWestRowsMaxN.
+// Measured with the pair counter's deeper sieve (estimate --samples 64 --seed 1 --threads 2,
+// core-seconds, grouped against by middle row): n = 21 274 [248, 299] against 361 [322, 400]
+// (full counts on 2 threads: 121 s against 167 s), n = 23 16,991 [15,950, 18,032] against
+// 20,165 [18,785, 21,545], n = 25 2.02e6 [1.86e6, 2.18e6] against 1.70e6 [1.55e6, 1.85e6],
+// n = 27 3.69e8 [3.42e8, 3.97e8] against 2.83e8 [2.55e8, 3.10e8]. odd_split(n) picks by west
+// rows up to kOddByWestRowsMaxN.
 enum class OddSplit { kByWestRows, kByMiddleRow };
-inline constexpr int kOddByWestRowsMaxN = 19;
+inline constexpr int kOddByWestRowsMaxN = 23;
 inline OddSplit odd_split(int n) {
   return n <= kOddByWestRowsMaxN ? OddSplit::kByWestRows : OddSplit::kByMiddleRow;
 }
