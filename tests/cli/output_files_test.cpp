@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "tests/cli_runner.hpp"
@@ -117,10 +116,18 @@ TEST(OutputFiles, FifoIsWrittenThroughAndStaysAFifo) {
   const std::string dir = scratch("fifo");
   const std::string fifo = dir + "/pipe";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
-  std::string got;
-  std::thread reader([&] { got = read_file(fifo); });
+  // The reading end is open before nqcount starts: it opens a FIFO without waiting, and refuses
+  // one that nobody reads (a reader on a thread of its own lost that race now and then). The
+  // output is far below a pipe's buffer, so it waits there and is read once nqcount is done.
+  const int rd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(rd, 0);
   const Outcome r = nqcount("solve --n 8 --seed 3 --format perm --output " + fifo);
-  reader.join();
+  ::fcntl(rd, F_SETFL, 0);
+  std::string got;
+  char buffer[4096];
+  for (ssize_t k; (k = ::read(rd, buffer, sizeof buffer)) > 0;)
+    got.append(buffer, static_cast<std::size_t>(k));
+  ::close(rd);
   EXPECT_EQ(r.status, 0) << r.err;
   const Outcome direct = nqcount("solve --n 8 --seed 3 --format perm");
   EXPECT_EQ(got, direct.out);
