@@ -926,10 +926,10 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   // past 64 members a group, at most kMaxCuts. Measured with nq_bench_join (one thread, the two
   // builds side by side), against the former rule (from 1024 members and 3e7 pairs, 256 a
   // group, when a block held one group only): 1.07x at n = 18, 1.10x at 19, 1.20x at 20. More
-  // than 8 cuts (at most 12) where the sides share 38 diagonals or more: n = 22 1.31x
-  // (nq_bench_join), and n = 20 as with 8 (whole counts); with fewer shared diagonals, or up to
-  // 14 cuts, or from 36 shared diagonals on, n = 20 or 22 was slower; 32 a group was slower at
-  // n = 18 to 20.
+  // than 8 cuts (at most 12) where the sides share 38 diagonals or more: n = 22 1.2x
+  // (nq_bench_join), n = 20 as with 8 (whole counts). Without that condition n = 20 was 4%
+  // slower; from 40 shared diagonals n = 22 lost most of its gain; 14 cuts were slower at n = 22,
+  // and 32 a group slower at n = 18 to 20.
   int c = 0;
   if (na >= 512 && static_cast<double>(na) * static_cast<double>(nb) >= 1e7) {
     const int most = useful >= 38 ? kMaxCuts : 8;
