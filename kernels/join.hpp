@@ -1005,7 +1005,6 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
         for (int j = 0; j < c; ++j)
           if (!(u >> j & 1)) set_lanes(lanes[j], from, to);
       }
-      if (all_of & vl) continue;
       sc.visit.clear();
       sc.lanes.clear();
       const std::uint32_t free = (groups - 1) & ~all_of & ~low;
@@ -1050,9 +1049,9 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   if (cl == 0) return blocks(sc.a.data(), sc.a_start.data(), 0, 0);
   const std::uint32_t low = (1u << cl) - 1;
   std::uint64_t total = 0;
+  sc.part_start.resize(groups + 1);
   for (std::uint32_t vl = 0; vl <= low; ++vl) {
     sc.part.clear();
-    sc.part_start.resize(groups + 1);
     for (std::uint32_t u = 0; u < groups; ++u) {
       sc.part_start[u] = static_cast<std::uint32_t>(sc.part.size());
       if ((u & vl) == 0)
