@@ -444,8 +444,13 @@ struct SettledHalf {
     parts = &hs;
     // The top part is walked on every call, the bottom one mostly reused: so the bottom takes
     // the most rows. Measured at n = 17, 18, 20 (one thread, plan order): top (k+1)/2 -> k/2
-    // cut the time by a quarter; k/2 - 1 gained again at n = 17 and 20.
-    top = std::max(1, k / 2 - 1);
+    // cut the time by a quarter; k/2 - 1 gained again at n = 17 and 20. From 11 rows a half,
+    // k/2 again (a bottom part of a row less, made again for a fraction of the subproblems, for
+    // a longer top walk on all of them): over runs of 40 to 120 consecutive subproblems, one
+    // thread, alternated, 3 to 4% less time at n = 21 and 22, the same within the noise at
+    // n = 23; k/2 at 9 and 10 rows was slower, by 3% in whole counts at n = 18 and 11% over
+    // runs at n = 20.
+    top = k >= 11 ? k / 2 : std::max(1, k / 2 - 1);
     if (hs.valid && hs.top_rows > top && hs.same_bottom(b, h, k, hs.top_rows, row_of, squares))
       top = hs.top_rows;  // the previous subproblem's bottom, moved down for its size
     for (; top < k; ++top) {

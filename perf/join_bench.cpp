@@ -58,8 +58,12 @@ void join_slice(benchmark::State& state, int n, int windows, int run) {
 }
 
 void register_all() {
-  // {n, windows, run}: about a tenth of a second to a few seconds a slice.
-  const int sizes[][3] = {{18, 16, 32}, {19, 16, 16}, {20, 16, 16}, {21, 16, 4}, {22, 8, 4}};
+  // {n, windows, run}: about a tenth of a second to a few seconds a slice. The short runs of
+  // n = 21 and 22 make every half's bottom part afresh once in 4 subproblems, where a count
+  // makes one again for 1 in 7 to 25 (n = 18 to 20, one thread): the long runs weigh the bottom
+  // parts as a count does.
+  const int sizes[][3] = {{18, 16, 32}, {19, 16, 16},  {20, 16, 16}, {21, 16, 4},
+                          {22, 8, 4},   {21, 12, 120}, {22, 8, 40}};
   for (const auto& s : sizes) {
     const std::string name = "join/n:" + std::to_string(s[0]) + "/windows:" + std::to_string(s[1]) +
                              "/run:" + std::to_string(s[2]);

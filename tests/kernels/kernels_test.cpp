@@ -497,6 +497,39 @@ TEST(JoinSampling, ACountPollsItsWatchAndStopsWhenTold) {
   set_join_limits(0, 0);
 }
 
+// Halves of 11 and 12 rows (n = 22 and 23), whose top part takes half their rows: runs of
+// consecutive row-split subproblems with about 3 in 8 of every row's squares blocked (the
+// same squares for a row across the runs, so that bottom parts are reused as in a count), small
+// enough for the search.
+TEST(JoinKernel, LargeHalvesWithBlockedSquaresMatchTheSearch) {
+  std::mt19937_64 rng(11);
+  std::uint64_t solutions = 0;
+  for (int n : {22, 23}) {
+    Mask keep[kMaxN];
+    for (int i = 0; i < n; ++i) keep[i] = static_cast<Mask>(rng() | (rng() & rng()));
+    std::vector<Subproblem> subs;
+    const std::uint64_t ranks = rowsplit_ranks(n);
+    for (std::uint64_t run = 0; run < 3; ++run) {
+      std::size_t taken = 0;
+      for (std::uint64_t r = ranks * (2 * run + 1) / 6; r < ranks && taken < 6; ++r) {
+        const RowSplitKey key = rowsplit_key(n, r);
+        if (key.weight == 0) continue;
+        Subproblem s = rowsplit_subproblem(n, key);
+        for (int i = 0; i < s.rows; ++i) {
+          const Mask open = open_row_squares(s, i);
+          Mask block = open & ~keep[i];
+          if (block == open) block &= block - 1;  // the row keeps its lowest square
+          s.blocked[i] |= block;
+        }
+        subs.push_back(s);
+        ++taken;
+      }
+    }
+    expect_join_matches_search(subs, "n=" + std::to_string(n), solutions);
+  }
+  EXPECT_GT(solutions, 0u);
+}
+
 TEST(JoinKernel, MatchesSearchOnRowSplitSubproblemsWithRandomQueensOnTop) {
   // A few queens placed on top of a row-split subproblem leave free columns that no longer
   // match its halves, so the join takes its general path (rows whose half is open).
