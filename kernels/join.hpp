@@ -820,8 +820,9 @@ inline void sieve_sort(const std::uint64_t* p, std::size_t n, std::uint64_t cut,
   out.resize(n);
   keys.resize(n);
   // Four histograms, then four cursors, of `groups` entries each (in the scratch: 2^12 groups
-  // would take 128 KB of stack).
-  counts.assign(8 * std::size_t{groups}, 0u);
+  // would take 128 KB of stack). Only the histograms start at zero; the cursors are set below.
+  counts.resize(8 * std::size_t{groups});
+  std::fill(counts.begin(), counts.begin() + 4 * std::ptrdiff_t{groups}, 0u);
   std::uint32_t* count[4];
   std::uint32_t* cursor[4];
   for (std::size_t k = 0; k < 4; ++k) {

@@ -14,45 +14,24 @@
 
 namespace {
 
-struct Slice {
-  std::vector<nq::Subproblem> subproblems;
-  std::vector<int> weights;
-};
-
-Slice slice_of(int n, int windows, int run) {
-  Slice s;
-  const std::uint64_t ranks = nq::rowsplit_ranks(n);
-  for (int w = 0; w < windows; ++w) {
-    // Window w starts at the rank (2w + 1) / (2 windows) of the way through the plan.
-    const std::uint64_t first =
-        ranks * static_cast<std::uint64_t>(2 * w + 1) / static_cast<std::uint64_t>(2 * windows);
-    int taken = 0;
-    for (std::uint64_t r = first; r < ranks && taken < run; ++r)
-      if (const nq::RowSplitKey key = nq::rowsplit_key(n, r); key.weight != 0) {
-        s.subproblems.push_back(nq::rowsplit_subproblem(n, key));
-        s.weights.push_back(key.weight);
-        ++taken;
-      }
-  }
-  return s;
-}
-
 void join_slice(benchmark::State& state, int n, int windows, int run) {
   const nq::Kernel* join = nq::find_kernel("join");
-  const Slice slice = slice_of(n, windows, run);
+  std::vector<nq::Subproblem> subproblems;
+  std::vector<std::uint8_t> weights;
+  nq::rowsplit_runs(n, windows, run, subproblems, weights);
   if (join->prepare) join->prepare(n);
   double solutions = 0, nodes = 0;
   for (auto _ : state) {
-    for (std::size_t i = 0; i < slice.subproblems.size(); ++i) {
+    for (std::size_t i = 0; i < subproblems.size(); ++i) {
       nq::Tally t;
-      join->count(std::span(&slice.subproblems[i], 1), std::span(&t, 1));
-      solutions += static_cast<double>(t.solutions) * slice.weights[i];
+      join->count(std::span(&subproblems[i], 1), std::span(&t, 1));
+      solutions += static_cast<double>(t.solutions) * weights[i];
       nodes += static_cast<double>(t.nodes);
     }
   }
   state.counters["solutions/s"] = benchmark::Counter(solutions, benchmark::Counter::kIsRate);
   state.counters["subproblems/s"] = benchmark::Counter(
-      static_cast<double>(slice.subproblems.size()) * static_cast<double>(state.iterations()),
+      static_cast<double>(subproblems.size()) * static_cast<double>(state.iterations()),
       benchmark::Counter::kIsRate);
   state.counters["placements/s"] = benchmark::Counter(nodes, benchmark::Counter::kIsRate);
 }

@@ -531,6 +531,24 @@ void rowsplit_all(int n, std::vector<Subproblem>& subproblems, std::vector<std::
   }
 }
 
+void rowsplit_runs(int n, int windows, int run, std::vector<Subproblem>& subproblems,
+                   std::vector<std::uint8_t>& weights) {
+  subproblems.clear();
+  weights.clear();
+  const std::uint64_t ranks = rowsplit_ranks(n);
+  for (int w = 0; w < windows; ++w) {
+    int taken = 0;
+    for (std::uint64_t r = ranks * static_cast<std::uint64_t>(2 * w + 1) /
+                           static_cast<std::uint64_t>(2 * windows);
+         r < ranks && taken < run; ++r)
+      if (const RowSplitKey key = rowsplit_key(n, r); key.weight != 0) {
+        subproblems.push_back(rowsplit_subproblem(n, key));
+        weights.push_back(static_cast<std::uint8_t>(key.weight));
+        ++taken;
+      }
+  }
+}
+
 Plan plan_rowsplit(int n, bool fixed_counts) {
   Plan plan;
   plan.n = n;

@@ -189,6 +189,11 @@ inline void rowsplit_all(int n, std::vector<Subproblem>& subproblems,
                          std::vector<std::uint8_t>& weights) {
   rowsplit_all(n, subproblems, weights, odd_split(n));
 }
+// Runs of consecutive representatives: `windows` runs of up to `run` each, run w starting at the
+// rank (2w + 1) / (2 windows) of the way through the plan (consecutive, as a count meets them,
+// so that the join reuses bottom parts between them). For tests and benchmarks.
+void rowsplit_runs(int n, int windows, int run, std::vector<Subproblem>& subproblems,
+                   std::vector<std::uint8_t>& weights);
 
 // How many subproblems (ranks of non-zero weight) the row-split plan of n counts: Burnside over
 // the four symmetries (the orbits of the row splits), except odd n by west rows: a table.

@@ -197,6 +197,41 @@ TEST(Frontend, OddRowSplitPlanLeavesTheMiddleQueenSeveralRows) {
   }
 }
 
+// The runs the join's tests and benchmark take: run w holds the representatives that follow
+// rank (2w + 1) / (2 windows) of the plan, in rank order, as many as asked for (fewer where the
+// plan ends first).
+TEST(Frontend, RowSplitRunsAreConsecutiveRepresentatives) {
+  for (int n : {13, 14, 15}) {
+    std::vector<Subproblem> all, runs;
+    std::vector<std::uint8_t> all_weights, run_weights;
+    rowsplit_all(n, all, all_weights);
+    const std::uint64_t ranks = rowsplit_ranks(n);
+    const int windows = 3, run = 5;
+    rowsplit_runs(n, windows, run, runs, run_weights);
+    ASSERT_EQ(run_weights.size(), runs.size());
+    std::size_t at = 0;  // in runs
+    for (int w = 0; w < windows; ++w) {
+      // The representatives below the run's first rank come before it in `all`.
+      std::size_t first = 0;
+      for (std::uint64_t r = 0; r < ranks * static_cast<std::uint64_t>(2 * w + 1) / (2 * windows);
+           ++r)
+        first += rowsplit_key(n, r).weight != 0;
+      for (std::size_t i = 0; i < static_cast<std::size_t>(run) && first + i < all.size();
+           ++i, ++at) {
+        ASSERT_LT(at, runs.size()) << n << " " << w;
+        const Subproblem& got = runs[at];
+        const Subproblem& want = all[first + i];
+        EXPECT_EQ(run_weights[at], all_weights[first + i]);
+        EXPECT_EQ(got.rows, want.rows);
+        for (int row = 0; row < got.rows; ++row)
+          EXPECT_EQ(open_row_squares(got, row), open_row_squares(want, row)) << n << " " << w;
+      }
+    }
+    EXPECT_EQ(at, runs.size()) << n;
+    EXPECT_GT(at, static_cast<std::size_t>(run)) << n;
+  }
+}
+
 TEST(Frontend, RowSplitPlanSizeFormulaMatchesThePlan) {
   for (int n = 4; n <= 23; ++n) {
     std::vector<Subproblem> subproblems;

@@ -508,23 +508,15 @@ TEST(JoinKernel, LargeHalvesWithBlockedSquaresMatchTheSearch) {
     Mask keep[kMaxN];
     for (int i = 0; i < n; ++i) keep[i] = static_cast<Mask>(rng() | (rng() & rng()));
     std::vector<Subproblem> subs;
-    const std::uint64_t ranks = rowsplit_ranks(n);
-    for (std::uint64_t run = 0; run < 3; ++run) {
-      std::size_t taken = 0;
-      for (std::uint64_t r = ranks * (2 * run + 1) / 6; r < ranks && taken < 6; ++r) {
-        const RowSplitKey key = rowsplit_key(n, r);
-        if (key.weight == 0) continue;
-        Subproblem s = rowsplit_subproblem(n, key);
-        for (int i = 0; i < s.rows; ++i) {
-          const Mask open = open_row_squares(s, i);
-          Mask block = open & ~keep[i];
-          if (block == open) block &= block - 1;  // the row keeps its lowest square
-          s.blocked[i] |= block;
-        }
-        subs.push_back(s);
-        ++taken;
+    std::vector<std::uint8_t> weights;
+    rowsplit_runs(n, 3, 6, subs, weights);
+    for (Subproblem& s : subs)
+      for (int i = 0; i < s.rows; ++i) {
+        const Mask open = open_row_squares(s, i);
+        Mask block = open & ~keep[i];
+        if (block == open) block &= block - 1;  // the row keeps its lowest square
+        s.blocked[i] |= block;
       }
-    }
     expect_join_matches_search(subs, "n=" + std::to_string(n), solutions);
   }
   EXPECT_GT(solutions, 0u);
