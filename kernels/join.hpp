@@ -1053,9 +1053,20 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   // (each member once per such vl) and only those groups visit them. Measured with
   // nq_bench_join against blocks alone: 1.13x at n = 19, 1.15x at n = 20; one low bit fewer
   // or more, or more cuts (up to 12), did no better at n = 19 to 21.
+  //   A low bit settled saves lanes in proportion to the visiting side and costs copies in
+  // proportion to the sliced one. At odd n the visiting side is often 2 to 16 times the sliced
+  // one (the east half holds a queen more; weighted by pairs, nq_bench_join: half the pair
+  // work at n = 19 and 21 had nb >= 4 na, against 5 to 12% at n = 18, 20, 22), so there a low
+  // bit more is settled per doubling of nb / na, at most 3, once nb reaches 2^17 members:
+  // nq_bench_join, one thread, alternated, 7 to 8% less time on the long runs of n = 21 (1,637
+  // against 1,753 ms, three rounds); n = 19 (smaller sides) lost 6 to 9% when every size
+  // took it, and is unchanged with the floor; the even n, whose sides are balanced, unchanged.
   int high = 0;
   for (std::size_t k = na / 512; k > 1; k >>= 1) ++high;
-  const int cl = std::clamp(c - high, 0, c);
+  int lopsided = 0;
+  if (nb >= (std::size_t{1} << 17))
+    for (std::size_t q = nb / na; q > 1 && lopsided < 3; q >>= 1) ++lopsided;
+  const int cl = std::clamp(c - high + lopsided, 0, c);
   if (cl == 0) return blocks(sc.a.data(), sc.a_start.data(), 0, 0);
   const std::uint32_t low = (1u << cl) - 1;
   std::uint64_t total = 0;
