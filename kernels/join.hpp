@@ -1058,9 +1058,10 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   // one (the east half holds a queen more; weighted by pairs, in nq_bench_join 56 and 65% of
   // the pair work at n = 19 and 21 had nb >= 4 na, against 5 to 12% at n = 18, 20 and 22), so
   // a low bit more is settled per doubling of nb / na, at most 3, once nb reaches 2^17 members:
-  // nq_bench_join, one thread, alternated, 7 to 8% less time on the long runs of n = 21 (1,637
-  // against 1,753 ms, three rounds); n = 19 (smaller sides) lost 6 to 9% when every size
-  // took it, and is unchanged with the floor; the even n, whose sides are balanced, unchanged.
+  // nq_bench_join, one thread, alternated, 7 to 10% less time on the long runs of n = 21 (1,637
+  // against 1,753 ms over three rounds; 1,602 and 1,640 against 1,781 and 1,763); n = 19
+  // (smaller sides) lost 6 to 9% when every size took it, and is unchanged with the floor; the
+  // even n, whose sides are balanced, unchanged.
   int high = 0;
   for (std::size_t k = na / 512; k > 1; k >>= 1) ++high;
   int lopsided = 0;
