@@ -627,7 +627,7 @@ inline void transpose64(std::uint64_t* a) {
 #endif
 
 // Chunk tables: for each group of kChunkBits diagonals and each subset of them, the AND of their
-// slices, so a member of the small side costs a fixed ceil(bits / kChunkBits) ANDs, without a
+// slices, so a member of the small side costs a fixed chunks_of(bits) ANDs, without a
 // branch per occupied diagonal. 7 bits: the tables of a 512-member block (128 entries of 64
 // bytes per chunk, 5 chunks for the 34 diagonals of n = 18) take 40 KB, inside the 48 KB L1 of
 // the machines measured; against 6 bits (6 chunks, 24 KB) the pair counting took 5% less time
@@ -639,8 +639,19 @@ inline constexpr int kChunkValues = 1 << kChunkBits;
 inline constexpr std::size_t kEntryBytes = 64;
 inline constexpr std::size_t kTableBytes = kEntryBytes * kChunkValues;
 
+// The last chunk takes 8 diagonals where that saves a chunk (bits = 7 k + 1): its table has 256
+// entries, and 4 chunks take the 40 KB of 5. At n = 22, 46% of the pair work (weighted by pairs,
+// nq_bench_join) has 29 diagonals left after the sieve's cuts; with 4 chunks instead of 5 the
+// long runs of n = 22 took 8 to 13% less time (one thread, alternated: 2,999 and 2,976 ms
+// against 3,455 and 3,239), the short ones 9 to 10%, n = 18 to 20 2 to 4%, n = 21 the same.
+inline constexpr int kLastChunkBits = kChunkBits + 1;
 inline int chunks_of(int bits) {
-  return (bits + kChunkBits - 1) / kChunkBits;
+  return bits > 1 && bits % kChunkBits == 1 ? bits / kChunkBits
+                                            : (bits + kChunkBits - 1) / kChunkBits;
+}
+// The diagonals of chunk k (of `chunks`) when the patterns have `bits` of them.
+inline int chunk_width(int bits, int chunks, int k) {
+  return k + 1 < chunks ? kChunkBits : bits - kChunkBits * k;
 }
 
 // Each pattern's table offsets, once per pattern: out[chunks i + k] is the byte offset of its
@@ -650,8 +661,11 @@ template <int kChunks>
 void chunk_offsets_fixed(const std::uint64_t* p, std::size_t n, std::uint16_t* out) {
   for (std::size_t i = 0; i < n; ++i, out += kChunks)
     for (int k = 0; k < kChunks; ++k)
-      out[k] =
-          static_cast<std::uint16_t>((p[i] >> (kChunkBits * k) & (kChunkValues - 1)) * kEntryBytes);
+      // The last chunk runs to the pattern's end: 8 bits at most, those past it are 0.
+      out[k] = static_cast<std::uint16_t>(
+          (p[i] >> (kChunkBits * k) &
+           ((k + 1 < kChunks ? kChunkValues : 1 << kLastChunkBits) - 1)) *
+          kEntryBytes);
 }
 // Calls f(std::integral_constant<int, c>{}) for c = chunks, 1..9 (ceil(62 / kChunkBits): the
 // most diagonals a pattern has): a run-time chunk count made a template argument, so that the
@@ -727,7 +741,7 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, 
   for (std::size_t r = 0; r < visits; ++r) nsmall += visit[r].size;
   const bool tables = nsmall >= 24;  // worth building once the small side has a few dozen
   storage.resize(static_cast<std::size_t>(bits) * W +
-                 static_cast<std::size_t>(chunks) * kTableBytes / 8 + 8);
+                 static_cast<std::size_t>(chunks + 1) * kTableBytes / 8 + 8);
   V* slices = reinterpret_cast<V*>((reinterpret_cast<std::uintptr_t>(storage.data()) + 63) &
                                    ~std::uintptr_t{63});  // 64-byte aligned
   char* table = reinterpret_cast<char*>(slices + bits);
@@ -775,9 +789,10 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, 
     }
     for (int k = 0; k < chunks; ++k) {
       for (int w = 0; w < W; ++w) entry(k, 0)[w] = ~0ull;
-      for (int v = 1; v < kChunkValues; ++v) {
+      const int values = 1 << chunk_width(bits, chunks, k);
+      for (int v = 1; v < values; ++v) {
         const int j = kChunkBits * k + std::countr_zero(static_cast<unsigned>(v));
-        entry(k, v) = j < bits ? entry(k, v & (v - 1)) & slices[j] : entry(k, v & (v - 1));
+        entry(k, v) = entry(k, v & (v - 1)) & slices[j];
       }
     }
     for (std::size_t r = 0; r < visits; ++r)
@@ -1120,7 +1135,7 @@ struct Scratch {
     for (std::vector<std::uint64_t>* out : {&east_sorted, &west_sorted})
       reserve(*out, std::min(2 * size.leaves, chunk) + 16);  // SettledHalf::next grows it
     // count_disjoint_sliced's storage at its widest: 2 kMaxN diagonals, W = 8.
-    reserve(sieve.slices, 2 * kMaxN * 8 + chunks_of(2 * kMaxN) * kTableBytes / 8 + 8);
+    reserve(sieve.slices, 2 * kMaxN * 8 + (chunks_of(2 * kMaxN) + 1) * kTableBytes / 8 + 8);
     reserve(sieve.offsets, size.leaves * chunks_of(2 * (n - 1)) + kOffsetsSlack);
     reserve(sieve.a, size.leaves);
     reserve(sieve.b, size.leaves);
