@@ -789,10 +789,13 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, 
     }
     for (int k = 0; k < chunks; ++k) {
       for (int w = 0; w < W; ++w) entry(k, 0)[w] = ~0ull;
-      const int values = 1 << chunk_width(bits, chunks, k);
-      for (int v = 1; v < values; ++v) {
-        const int j = kChunkBits * k + std::countr_zero(static_cast<unsigned>(v));
-        entry(k, v) = entry(k, v & (v - 1)) & slices[j];
+      // Doubling: the entries with diagonal t as their highest are those below, ANDed with
+      // slice t (a load, an AND and a store each). Filled each from the entry without its
+      // lowest bit, the tables took 10% of this function's time at n = 22; by doubling 4.4%,
+      // and nq_bench_join (one thread, alternated) 5 to 9% less at n = 18 to 22.
+      for (int t = 0, width = chunk_width(bits, chunks, k); t < width; ++t) {
+        const V slice = slices[kChunkBits * k + t];
+        for (int v = 0, half = 1 << t; v < half; ++v) entry(k, half + v) = entry(k, v) & slice;
       }
     }
     for (std::size_t r = 0; r < visits; ++r)
@@ -1087,11 +1090,11 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   if (nb >= (std::size_t{1} << 17))
     for (std::size_t q = nb / na; q > 1 && lopsided < 3; q >>= 1) ++lopsided;
   const int cl = std::clamp(c - high + lopsided, 0, c);
-  if (cl == 0) return blocks(sc.a.data(), sc.a_start.data(), 0, 0);
   const std::uint32_t low = (1u << cl) - 1;
-  std::uint64_t total = 0;
+  // vl = 0 meets every sliced member: counted in place, without a copy.
+  std::uint64_t total = blocks(sc.a.data(), sc.a_start.data(), low, 0);
   sc.part_start.resize(groups + 1);
-  for (std::uint32_t vl = 0; vl <= low; ++vl) {
+  for (std::uint32_t vl = 1; vl <= low; ++vl) {
     sc.part.clear();
     for (std::uint32_t u = 0; u < groups; ++u) {
       sc.part_start[u] = static_cast<std::uint32_t>(sc.part.size());
