@@ -45,6 +45,11 @@ int run_estimate(const EstimateArgs& args) {
   config.samples = args.samples;
   config.pieces = args.pieces;
   config.check = args.check;
+  config.check_rows = args.check_rows;
+  if (args.check_rows > 0 && args.check == 0) {
+    print_error("--check-rows applies to --check K only");
+    return 2;
+  }
   config.seconds = args.seconds;
   config.seed = static_cast<std::uint64_t>(args.seed);
   config.procs = args.procs;
@@ -84,6 +89,7 @@ int run_estimate(const EstimateArgs& args) {
     j["seconds"] = r->seconds;
     if (args.check > 0) {
       j["checked"] = r->checked;
+      j["check_rows"] = r->check_rows;
       j["checked_solutions"] = r->checked_solutions;
       j["check_cpu_seconds"] = r->check_seconds;
       j["check_failure"] = r->check_failure;
@@ -116,6 +122,9 @@ int run_estimate(const EstimateArgs& args) {
   if (args.check > 0)
     line("check", r->check_failure.empty()
                       ? std::to_string(r->checked) + " subproblems (" +
+                            (r->check_rows > 0 ? "their first " + std::to_string(r->check_rows) +
+                                                     " rows fixed; "
+                                               : std::string()) +
                             std::to_string(r->checked_solutions) +
                             " solutions) counted alike by the join and the search, " +
                             fixed(r->check_seconds, 1) + " CPU s of search"

@@ -73,6 +73,7 @@ struct EstimateArgs {
   int samples = 64;
   int pieces = 2;
   int check = 0;
+  int check_rows = 0;
   double seconds = 0;  // 0: no limit
   long long seed = 1;
   int procs = 1000;

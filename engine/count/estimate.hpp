@@ -42,6 +42,10 @@ struct EstimateConfig {
   // agree: the cheapest (by the cost model) `check` of 64 check drawn uniformly (the search
   // takes about 250 times as long as the join; seconds a subproblem at n = 24, minutes at 28).
   int check = 0;
+  // Of each checked subproblem, only a part is counted both ways: the queens of its first
+  // `check_rows` rows fixed at random (plan.hpp, fix_first_rows; seeded by the seed and the
+  // rank). Each row fixed divides the search's time by about its branching (0: whole; below n).
+  int check_rows = 0;
 };
 
 // An estimate with its 95% interval.
@@ -67,6 +71,7 @@ struct EstimateResult {
   double efficiency = 0;    // its parallel efficiency
   double seconds = 0;       // this estimate's own wall time
   int checked = 0;          // subproblems counted by both kernels (EstimateConfig::check)
+  int check_rows = 0;       // rows fixed in each of them
   std::uint64_t checked_solutions = 0;
   double check_seconds = 0;   // CPU seconds the search took on them
   std::string check_failure;  // empty, or the first subproblem the kernels disagree on

@@ -518,6 +518,33 @@ Subproblem rowsplit_subproblem(int n, const RowSplitKey& key) {
   return s;
 }
 
+Subproblem fix_first_rows(const Subproblem& s, int rows, std::uint64_t seed) {
+  Subproblem part = s;
+  std::uint64_t state = seed;
+  auto next = [&] {  // splitmix64: the same squares on every platform
+    std::uint64_t x = (state += 0x9e3779b97f4a7c15ull);
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  };
+  Mask cols = 0, ld = 0, rd = 0;  // the fixed queens' attacks on the row below them
+  for (int i = 0; i < std::min(rows, s.rows); ++i) {
+    const Mask free = open_row_squares(s, i) & ~(cols | ld | rd);
+    Mask queen = 0;
+    if (free != 0) {
+      int k = static_cast<int>(next() % static_cast<std::uint64_t>(std::popcount(free)));
+      Mask left = free;
+      for (; k > 0; --k) left &= left - 1;
+      queen = left & (0u - left);
+    }
+    part.blocked[i] = s.full & ~queen;
+    cols |= queen;
+    ld = ((ld | queen) << 1) & s.full;
+    rd = (rd | queen) >> 1;
+  }
+  return part;
+}
+
 void rowsplit_all(int n, std::vector<Subproblem>& subproblems, std::vector<std::uint8_t>& weights,
                   OddSplit shape) {
   subproblems.clear();

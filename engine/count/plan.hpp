@@ -181,6 +181,14 @@ inline RowSplitKey rowsplit_key(int n, std::uint64_t rank) {
 // key's middle rows only (a single middle row takes the middle square).
 Subproblem rowsplit_subproblem(int n, const RowSplitKey& key);
 
+// A part of subproblem s: the queens of its first `rows` open rows fixed, each on one of its
+// row's open squares that no queen fixed above it attacks, drawn at random (the same seed, the
+// same squares). Where a row has no such square left it gets none (the part has no solution).
+// Counting the part costs the backtracking search about its first rows' branching less, so
+// that both it and the join can count a part of a subproblem too large for the search (the
+// estimate's check at n = 28).
+Subproblem fix_first_rows(const Subproblem& s, int rows, std::uint64_t seed);
+
 // Every representative of the row-split plan, in rank order, with its weight: for tests and
 // benchmarks, which want the subproblems themselves.
 void rowsplit_all(int n, std::vector<Subproblem>& subproblems, std::vector<std::uint8_t>& weights,

@@ -122,6 +122,7 @@ const std::vector<Cmd>& table() {
         {"--samples", Kind::integer, "4"},
         {"--pieces", Kind::integer, "2"},
         {"--check", Kind::integer, "1"},
+        {"--check-rows", Kind::integer, "1", false, "--check 1"},
         {"--seconds", Kind::real, "1"},
         {"--seed", Kind::wide, "7"},
         {"--procs", Kind::integer, "2"},

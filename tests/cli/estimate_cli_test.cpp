@@ -30,6 +30,10 @@ TEST(EstimateCli, BadInputIsOneErrorLineAndExitTwo) {
   expect_usage_error("estimate --n 12 --pieces 0");
   expect_usage_error("estimate --n 12 --check -1");
   expect_usage_error("estimate --n 12 --check 2000");
+  expect_usage_error("estimate --n 12 --check 1 --check-rows -1");
+  expect_usage_error("estimate --n 12 --check 1 --check-rows 12");
+  expect_usage_error("estimate --n 12 --check 1 --check-rows 40");
+  expect_usage_error("estimate --n 12 --check-rows 2");
   expect_usage_error("estimate");
 }
 
@@ -58,6 +62,29 @@ TEST(EstimateCli, IntervalHoldsTheCountedTotal) {
   ASSERT_EQ(text.status, 0) << text.err;
   for (const char* field : {"core-hours", "total", "memory", "wall", "8 workers"})
     EXPECT_NE(text.out.find(field), std::string::npos) << field << "\n" << text.out;
+}
+
+// --check counts subproblems by the join and by the backtracking search, which agree; with
+// --check-rows only a part of each (its first rows fixed), which has fewer solutions.
+TEST(EstimateCli, CheckCountsByBothKernels) {
+  const std::string args = "estimate --n 20 --samples 4 --check 3 --json";
+  const Outcome whole = nqcount(args);
+  ASSERT_EQ(whole.status, 0) << whole.err;
+  const auto w = nlohmann::json::parse(whole.out);
+  EXPECT_EQ(w["checked"].get<int>(), 3);
+  EXPECT_EQ(w["check_rows"].get<int>(), 0);
+  EXPECT_EQ(w["check_failure"].get<std::string>(), "");
+  EXPECT_GT(w["checked_solutions"].get<double>(), 0);
+  const Outcome part = nqcount(args + " --check-rows 2");
+  ASSERT_EQ(part.status, 0) << part.err;
+  const auto p = nlohmann::json::parse(part.out);
+  EXPECT_EQ(p["checked"].get<int>(), 3);
+  EXPECT_EQ(p["check_rows"].get<int>(), 2);
+  EXPECT_EQ(p["check_failure"].get<std::string>(), "");
+  EXPECT_LT(p["checked_solutions"].get<double>(), w["checked_solutions"].get<double>());
+  const Outcome text = nqcount("estimate --n 20 --samples 4 --check 3 --check-rows 2");
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("(their first 2 rows fixed; "), std::string::npos) << text.out;
 }
 
 // n = 28, a plan of 20M ranks in blocks of 10 (nothing stored), subproblems of hours: the count

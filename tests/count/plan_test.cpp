@@ -317,5 +317,56 @@ TEST(Frontend, OddBoardsPickTheirSplitBySize) {
   }
 }
 
+// A part of a subproblem (the estimate's check at large n): its first rows each hold one queen,
+// on a square the subproblem leaves open and no queen above attacks; the other rows are the
+// subproblem's; the same seed gives the same part. Over the open squares of the first row, the
+// parts' counts add up to the subproblem's.
+TEST(Frontend, FixFirstRowsCutsASubproblemIntoParts) {
+  int partitioned = 0;
+  for (int n : {9, 10, 13, 16}) {
+    for (std::uint64_t rank = 0; rank < rowsplit_ranks(n); rank += rowsplit_ranks(n) / 24 + 1) {
+      const RowSplitKey key = rowsplit_key(n, rank);
+      if (key.weight == 0) continue;
+      const Subproblem s = rowsplit_subproblem(n, key);
+      for (int rows = 1; rows <= 3; ++rows)
+        for (std::uint64_t seed = 0; seed < 8; ++seed) {
+          const Subproblem part = fix_first_rows(s, rows, seed);
+          const Subproblem again = fix_first_rows(s, rows, seed);
+          std::vector<std::pair<int, int>> queens;  // (row, column)
+          for (int i = 0; i < n; ++i) {
+            EXPECT_EQ(again.blocked[i], part.blocked[i]);
+            const Mask open = open_row_squares(part, i);
+            if (i >= rows) {
+              EXPECT_EQ(part.blocked[i], s.blocked[i]) << n << " " << i;
+              continue;
+            }
+            EXPECT_LE(std::popcount(open), 1) << n << " " << i;
+            EXPECT_EQ(open & ~open_row_squares(s, i), 0u) << n << " " << i;
+            if (open != 0) queens.emplace_back(i, std::countr_zero(open));
+          }
+          for (std::size_t a = 0; a < queens.size(); ++a)
+            for (std::size_t b = a + 1; b < queens.size(); ++b) {
+              const int dr = queens[b].first - queens[a].first;
+              const int dc = queens[b].second - queens[a].second;
+              EXPECT_TRUE(dc != 0 && dc != dr && dc != -dr) << n << " attacking queens";
+            }
+        }
+      if (n > 13) continue;
+      // Every open square of the first row, from some seed: the parts partition s.
+      std::map<Mask, std::uint64_t> by_square;
+      for (std::uint64_t seed = 0; seed < 256; ++seed) {
+        const Subproblem part = fix_first_rows(s, 1, seed);
+        by_square[open_row_squares(part, 0)] = count_one_scalar(part).solutions;
+      }
+      EXPECT_EQ(static_cast<int>(by_square.size()), std::popcount(open_row_squares(s, 0))) << n;
+      std::uint64_t sum = 0;
+      for (const auto& [square, count] : by_square) sum += count;
+      EXPECT_EQ(sum, count_one_scalar(s).solutions) << n << " " << rank;
+      partitioned += sum > 0;
+    }
+  }
+  EXPECT_GE(partitioned, 12);
+}
+
 }  // namespace
 }  // namespace nq
