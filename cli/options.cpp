@@ -325,7 +325,7 @@ std::vector<OptionRow> option_table(Args& a) {
       {"estimate", "--check", &a.estimate.check,
        "also count this many subproblems whole, by the join and by the best backtracking "
        "kernel, and exit 1 if they disagree (the cheapest of 64 times as many drawn: the search "
-       "takes seconds a subproblem at n = 24, minutes at 28)",
+       "takes seconds a subproblem at n = 24, more than half an hour at 28: see --check-rows)",
        std::pair{0LL, 1024LL}},
       {"estimate", "--check-rows", &a.estimate.check_rows,
        "with --check: count only a part of each checked subproblem, the queens of its first R "

@@ -40,7 +40,8 @@ struct EstimateConfig {
   int threads = 0;         // threads counting the sample (0: every hardware thread)
   // Subproblems also counted whole by the join and by the best backtracking kernel, which must
   // agree: the cheapest (by the cost model) `check` of 64 check drawn uniformly (the search
-  // takes about 250 times as long as the join; seconds a subproblem at n = 24, minutes at 28).
+  // takes about 250 times as long as the join; seconds a subproblem at n = 24, more than half
+  // an hour at 28).
   int check = 0;
   // Of each checked subproblem, only a part is counted both ways: the queens of its first
   // `check_rows` rows fixed at random (plan.hpp, fix_first_rows; seeded by the seed and the
