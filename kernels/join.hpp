@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "common/prefault.hpp"
+#include "common/splitmix.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/subproblem.hpp"
 
@@ -1264,13 +1265,7 @@ inline void draw_pieces(std::uint64_t total, std::uint64_t pieces, std::uint64_t
     for (std::uint64_t i = 0; i < total; ++i) out.push_back(i);
     return;
   }
-  std::uint64_t state = seed;
-  auto next = [&] {  // splitmix64
-    std::uint64_t x = (state += 0x9e3779b97f4a7c15ull);
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-  };
+  SplitMix64 next{seed};
   for (std::uint64_t j = total - pieces; j < total; ++j) {
     const std::uint64_t t = next() % (j + 1);
     out.push_back(std::find(out.begin(), out.end(), t) == out.end() ? t : j);

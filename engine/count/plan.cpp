@@ -7,6 +7,7 @@
 #include <bit>
 
 #include "common/prefault.hpp"
+#include "common/splitmix.hpp"
 
 namespace nq {
 namespace {
@@ -520,13 +521,7 @@ Subproblem rowsplit_subproblem(int n, const RowSplitKey& key) {
 
 Subproblem fix_first_rows(const Subproblem& s, int rows, std::uint64_t seed) {
   Subproblem part = s;
-  std::uint64_t state = seed;
-  auto next = [&] {  // splitmix64: the same squares on every platform
-    std::uint64_t x = (state += 0x9e3779b97f4a7c15ull);
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-  };
+  SplitMix64 next{seed};          // the same squares on every platform
   Mask cols = 0, ld = 0, rd = 0;  // the fixed queens' attacks on the row below them
   for (int i = 0; i < std::min(rows, s.rows); ++i) {
     const Mask free = open_row_squares(s, i) & ~(cols | ld | rd);

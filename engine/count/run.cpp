@@ -26,6 +26,7 @@
 #include <string>
 
 #include "common/sanitizers.hpp"
+#include "common/splitmix.hpp"
 #include "count/cost.hpp"
 #include "count/count.hpp"
 #include "count/memory.hpp"
@@ -714,10 +715,7 @@ double default_cross_check(int n) {
 bool cross_check_selected(double fraction, std::uint64_t seed, std::uint64_t id) {
   if (!(fraction > 0)) return false;
   if (fraction >= 1) return true;
-  std::uint64_t z = (seed ^ id) + 0x9e3779b97f4a7c15ULL;  // splitmix64
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
+  const std::uint64_t z = splitmix64(seed ^ id);
   return static_cast<double>(z) < fraction * 18446744073709551616.0;  // 2^64
 }
 

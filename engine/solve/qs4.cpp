@@ -48,18 +48,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/splitmix.hpp"
 #include "solve/local_search.hpp"
 
 namespace nq::detail {
 
 std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t k) {
-  auto splitmix = [](std::uint64_t z) {
-    z += 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  };
-  return splitmix(seed ^ splitmix(k + 0x632be59bd9b4e019ULL));
+  return splitmix64(seed ^ splitmix64(k + 0x632be59bd9b4e019ULL));
 }
 
 bool StopSignal::should_stop() const {
