@@ -51,6 +51,7 @@ int run_estimate(const EstimateArgs& args) {
     return 2;
   }
   config.seconds = args.seconds;
+  config.spread = args.spread;
   config.seed = static_cast<std::uint64_t>(args.seed);
   config.procs = args.procs;
   config.node_cores = args.node_cores;
@@ -74,6 +75,10 @@ int run_estimate(const EstimateArgs& args) {
     j["sampled_within"] = r->sampled_within;
     j["seed"] = args.seed;
     j["sample_cpu_seconds"] = r->sample_seconds;
+    j["passes"] = r->passes;
+    j["spread_seconds"] = r->spread_seconds;
+    j["speed_spread"] = r->speed_spread;
+    j["sampling_error"] = r->sampling_error;
     auto interval = [](const Interval& i, double scale = 1) {
       return nlohmann::json{
           {"estimate", i.value / scale}, {"low", i.low / scale}, {"high", i.high / scale}};
@@ -108,6 +113,14 @@ int run_estimate(const EstimateArgs& args) {
   line("sample", std::to_string(r->samples) + " subproblems in " + std::to_string(r->strata) +
                      " strata, " + fixed(r->sample_seconds, 1) + " CPU s, seed " +
                      std::to_string(args.seed));
+  line("timing", r->passes > 1
+                     ? std::to_string(r->passes) + " passes, the last " +
+                           std::to_string(r->passes - 1) + " over " + general(r->spread_seconds) +
+                           " s: the machine's speed varied " + fixed(100 * r->speed_spread, 1) +
+                           "%, the sample's error " + fixed(100 * r->sampling_error, 1) +
+                           "% (standard deviations, both in the interval)"
+                     : "one pass (--spread 0): the interval is the sample's error only, " +
+                           fixed(100 * r->sampling_error, 1) + "% (standard deviation)");
   if (r->sampled_within > 0)
     line("", std::to_string(r->sampled_within) + " of them too large to count whole: " +
                  std::to_string(args.pieces) + " of their chunk pairs counted (--pieces)");
@@ -122,9 +135,9 @@ int run_estimate(const EstimateArgs& args) {
   if (args.check > 0)
     line("check", r->check_failure.empty()
                       ? std::to_string(r->checked) + " subproblems (" +
-                            (r->check_rows > 0 ? "their first " + std::to_string(r->check_rows) +
-                                                     " rows fixed; "
-                                               : std::string()) +
+                            (r->check_rows > 0
+                                 ? "their first " + std::to_string(r->check_rows) + " rows fixed; "
+                                 : std::string()) +
                             std::to_string(r->checked_solutions) +
                             " solutions) counted alike by the join and the search, " +
                             fixed(r->check_seconds, 1) + " CPU s of search"

@@ -335,6 +335,12 @@ std::vector<OptionRow> option_table(Args& a) {
       {"estimate", "--seconds", &a.estimate.seconds,
        "stop drawing more samples once this many seconds have passed (after two per stratum; "
        "default 0: no limit)"},
+      {"estimate", "--spread", &a.estimate.spread,
+       "SEC: after the first pass, time the whole sample again, pass after pass, for SEC "
+       "seconds (at most half the count's estimated wall time; one pass more at least): "
+       "how much the passes differ is the machine's speed changing, and it widens the "
+       "core-hours' interval, which is for a count timed at another hour (default 60; 0: time "
+       "once, the interval is the sampling error only)"},
       {"estimate", "--seed", &a.estimate.seed,
        "seed of the sample (the same seed, the same "
        "sample)",

@@ -75,6 +75,7 @@ struct EstimateArgs {
   int check = 0;
   int check_rows = 0;
   double seconds = 0;  // 0: no limit
+  double spread = 60;  // seconds of timing the sample again; 0: once
   long long seed = 1;
   int procs = 1000;
   int node_cores = 64;

@@ -45,10 +45,10 @@ struct Draw {
   std::uint64_t rank = 0;
   double share = 0;
   int stratum = 0;
-  double seconds = 0;
-  double solutions = 0;  // weighted
-  bool within = false;   // only some of its chunk pairs counted
-  double spent = 0;      // CPU seconds this draw took
+  std::vector<double> seconds;  // its estimated seconds, one per timing pass
+  double solutions = 0;         // weighted
+  bool within = false;          // only some of its chunk pairs counted
+  double spent = 0;             // CPU seconds this draw took
 };
 
 // The two-sided 95% quantile of Student's t with `df` degrees of freedom (the normal's from 30):
@@ -78,6 +78,8 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
     return Error{"pieces must be at least 1, got " + std::to_string(config.pieces)};
   if (!(config.seconds >= 0) || !std::isfinite(config.seconds))
     return Error{"seconds must be a number >= 0, got " + std::to_string(config.seconds)};
+  if (!(config.spread >= 0) || !std::isfinite(config.spread))
+    return Error{"spread must be a number of seconds >= 0, got " + std::to_string(config.spread)};
   if (config.procs < 1) return Error{"procs must be at least 1"};
   if (config.node_cores < 1) return Error{"node cores must be at least 1"};
   if (config.threads < 0) return Error{"threads must be at least 1"};
@@ -156,7 +158,46 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
     return d;
   };
 
+  // Counts and times one draw (once more on every pass: its seconds get one more entry).
+  auto time_draw = [&](Draw& d) {
+    thread_local int prepared = -1;
+    if (join->prepare && prepared != n) {
+      join->prepare(n);
+      prepared = n;
+    }
+    const double start_cpu = thread_cpu_seconds();
+    const RowSplitKey key = rowsplit_key(n, d.rank);
+    const Subproblem s = rowsplit_subproblem(n, key);
+    // In a count the kernel comes to a subproblem from its neighbour in plan order: it mostly
+    // reuses the neighbour's bottom parts, and finds the pairing's scratch in cache, warm from
+    // the neighbour's last chunk pair. So the neighbour is counted first, untimed (one chunk
+    // pair of it: the whole of it below about n = 25), and the timed count sees what it would
+    // see in the run. Counted cold, the samples' time was 2 to 2.5 times the measured at n = 18
+    // and 20; after the neighbour's bottom parts alone, 13 to 17% above it at n = 21 (a
+    // subproblem takes about 2 ms there, and the pairing's scratch, evicted by the bottom
+    // parts, is megabytes).
+    for (std::uint64_t before = d.rank; before-- > 0 && before + 64 > d.rank;)
+      if (const RowSplitKey k = rowsplit_key(n, before); k.weight != 0) {
+        sample_join(rowsplit_subproblem(n, k), 1, before, &thread_cpu_seconds);
+        break;
+      }
+    const JoinSample js =
+        sample_join(s, static_cast<std::uint64_t>(config.pieces),
+                    config.seed * 0x9e3779b97f4a7c15ull + d.rank, &thread_cpu_seconds);
+    // The two-stage estimate of the subproblem's count and time (kernels.hpp, JoinSample).
+    const double pieces = static_cast<double>(js.east_chunks) * static_cast<double>(js.west_chunks);
+    const double scale = js.pieces ? pieces / static_cast<double>(js.pieces) : 0;
+    d.within = js.pieces < js.east_chunks * js.west_chunks;
+    d.seconds.push_back(js.setup_seconds +
+                        static_cast<double>(js.west_chunks <= 1 ? 1 : js.east_chunks) *
+                            js.west_seconds +
+                        scale * js.pair_seconds);
+    d.solutions = static_cast<double>(key.weight) * static_cast<double>(js.solutions) * scale;
+    d.spent += thread_cpu_seconds() - start_cpu;
+  };
+
   std::vector<Draw> draws;
+  int rounds_done = 0;  // rounds drawn (one draw per stratum each)
   const int rounds_wanted = std::max(
       2, (config.samples + static_cast<int>(strata.size()) - 1) / static_cast<int>(strata.size()));
   for (int round = 0; round < rounds_wanted; ++round) {
@@ -166,54 +207,54 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
       break;
     const std::size_t first = draws.size();
     for (int h = 0; h < static_cast<int>(strata.size()); ++h) draws.push_back(draw_from(h));
+    ++rounds_done;
     arena.execute([&] {
-      tbb::parallel_for(first, draws.size(), [&](std::size_t i) {
-        thread_local int prepared = -1;
-        if (join->prepare && prepared != n) {
-          join->prepare(n);
-          prepared = n;
-        }
-        Draw& d = draws[i];
-        const double start_cpu = thread_cpu_seconds();
-        const RowSplitKey key = rowsplit_key(n, d.rank);
-        const Subproblem s = rowsplit_subproblem(n, key);
-        // In a count the kernel comes to a subproblem from its neighbour in plan order, whose
-        // bottom parts it mostly reuses: the neighbour's are made first, untimed, so that the
-        // timed count sees what it would see in the run (counted cold, the samples' time was
-        // 2 to 2.5 times the measured at n = 18 and 20).
-        for (std::uint64_t before = d.rank; before-- > 0 && before + 64 > d.rank;)
-          if (const RowSplitKey k = rowsplit_key(n, before); k.weight != 0) {
-            sample_join(rowsplit_subproblem(n, k), 0, 0, &thread_cpu_seconds);
-            break;
-          }
-        const JoinSample js =
-            sample_join(s, static_cast<std::uint64_t>(config.pieces),
-                        config.seed * 0x9e3779b97f4a7c15ull + d.rank, &thread_cpu_seconds);
-        // The two-stage estimate of the subproblem's count and time (kernels.hpp, JoinSample).
-        const double pieces =
-            static_cast<double>(js.east_chunks) * static_cast<double>(js.west_chunks);
-        const double scale = js.pieces ? pieces / static_cast<double>(js.pieces) : 0;
-        d.within = js.pieces < js.east_chunks * js.west_chunks;
-        d.seconds =
-            js.setup_seconds +
-            static_cast<double>(js.west_chunks <= 1 ? 1 : js.east_chunks) * js.west_seconds +
-            scale * js.pair_seconds;
-        d.solutions = static_cast<double>(key.weight) * static_cast<double>(js.solutions) * scale;
-        d.spent = thread_cpu_seconds() - start_cpu;
-      });
+      tbb::parallel_for(first, draws.size(), [&](std::size_t i) { time_draw(draws[i]); });
     });
   }
+  // Each later pass times every draw again, until the passes after the first have taken the
+  // spread's seconds (at most half the count's estimated wall time on these threads: the count
+  // meets the machine's mean speed over its hours, and the passes should see a fair part of
+  // them).
+  const auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+  int passes = 1;
+  double retimed = 0;  // wall seconds of the passes after the first
+  if (config.spread > 0) {
+    double first_pass = 0;
+    for (const Draw& d : draws) first_pass += d.seconds[0] / d.share;
+    first_pass /= static_cast<double>(rounds_done);  // each round estimates the total
+    const double window = std::min(config.spread, 0.5 * first_pass / threads);
+    const auto again = std::chrono::steady_clock::now();
+    do {
+      arena.execute([&] {
+        tbb::parallel_for(std::size_t{0}, draws.size(),
+                          [&](std::size_t i) { time_draw(draws[i]); });
+      });
+      ++passes;
+    } while (since(again) < window);
+    retimed = since(again);
+  }
 
-  // The stratified Hansen-Hurwitz estimates.
+  // The stratified Hansen-Hurwitz estimates, of the seconds from each draw's mean over the
+  // passes; and the seconds of each pass alone, whose spread is the machine's speed's.
   EstimateResult r;
   double sec = 0, sec_var = 0, q = 0, q_var = 0;
+  std::vector<double> by_pass(static_cast<std::size_t>(passes), 0.0);
   for (int h = 0; h < static_cast<int>(strata.size()); ++h) {
     std::vector<double> zs, zq;
     for (const Draw& d : draws)
       if (d.stratum == h) {
-        zs.push_back(d.seconds / d.share);
+        zs.push_back(std::accumulate(d.seconds.begin(), d.seconds.end(), 0.0) / passes / d.share);
         zq.push_back(d.solutions / d.share);
       }
+    for (int p = 0; p < passes; ++p) {
+      double sum = 0;
+      for (const Draw& d : draws)
+        if (d.stratum == h) sum += d.seconds[static_cast<std::size_t>(p)] / d.share;
+      by_pass[static_cast<std::size_t>(p)] += sum / static_cast<double>(zs.size());
+    }
     auto add = [](const std::vector<double>& z, double& value, double& variance) {
       const double k = static_cast<double>(z.size());
       const double mean = std::accumulate(z.begin(), z.end(), 0.0) / k;
@@ -237,8 +278,29 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
   r.samples = static_cast<int>(draws.size());
   // Degrees of freedom: the draws less one per stratum.
   const int df = static_cast<int>(draws.size() - strata.size());
-  r.core_seconds = interval(sec, sec_var, df);
   r.total = interval(q, q_var, df);
+  // The core-seconds' interval is for the count's measured time, which runs at the machine's
+  // speed of its own hours, not the sample's: so it adds to the sampling variance the spread of
+  // the passes' estimates s^2 (P passes; the machine's speed as one pass saw it, with P - 1
+  // degrees of freedom) once for the count, and once over P for the passes' mean. The two
+  // combine by Welch and Satterthwaite's degrees of freedom.
+  r.passes = passes;
+  r.spread_seconds = retimed;
+  r.sampling_error = sec > 0 ? std::sqrt(sec_var) / sec : 0;
+  double speed_var = 0;
+  int sec_df = df;
+  if (passes >= 2) {
+    double ss = 0;
+    for (const double e : by_pass) ss += (e - sec) * (e - sec);
+    const double s2 = ss / (passes - 1);
+    r.speed_spread = sec > 0 ? std::sqrt(s2) / sec : 0;
+    speed_var = s2 * (1 + 1.0 / passes);
+    const double total = sec_var + speed_var;
+    const double denominator =
+        (df > 0 ? sec_var * sec_var / df : 0) + speed_var * speed_var / (passes - 1);
+    if (denominator > 0) sec_df = std::max(1, static_cast<int>(total * total / denominator));
+  }
+  r.core_seconds = interval(sec, sec_var + speed_var, sec_df);
 
   // Memory: one worker's scratch, and the process's arrays for the whole plan.
   CountConfig one;
@@ -267,13 +329,10 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
   if (config.check > 0) {
     std::mt19937_64 pick(config.seed ^ 0x636865636bull ^ (static_cast<std::uint64_t>(n) << 48));
     std::uniform_int_distribution<std::uint64_t> any(0, plan.ranks - 1);
-    // The subproblem of a rank, or the part of it with check_rows rows fixed.
+    // The part of a rank's subproblem with check_rows rows fixed (all of it with none).
     auto checked_part = [&](std::uint64_t rank) {
-      const Subproblem s = rowsplit_subproblem(n, rowsplit_key(n, rank));
-      return config.check_rows == 0
-                 ? s
-                 : fix_first_rows(s, config.check_rows,
-                                  config.seed * 0x2545f4914f6cdd1dull ^ rank);
+      return fix_first_rows(rowsplit_subproblem(n, rowsplit_key(n, rank)), config.check_rows,
+                            config.seed * 0x2545f4914f6cdd1dull ^ rank);
     };
     std::vector<std::pair<std::uint64_t, std::uint64_t>> drawn;  // (cost, rank)
     const std::size_t want = 64 * static_cast<std::size_t>(config.check);
@@ -306,9 +365,9 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
                           (config.check_rows > 0
                                ? " (its first " + std::to_string(config.check_rows) + " rows fixed)"
                                : std::string()) +
-                          ": the join counted " +
-                          std::to_string(checked[i].join) + " solutions, the " +
-                          std::string(search.name) + " search " + std::to_string(checked[i].search);
+                          ": the join counted " + std::to_string(checked[i].join) +
+                          " solutions, the " + std::string(search.name) + " search " +
+                          std::to_string(checked[i].search);
     }
     r.checked = static_cast<int>(checked.size());
     r.check_rows = config.check_rows;

@@ -10,7 +10,8 @@
 // s^2 / k (k draws), and the totals and their variances add over the strata (stratified
 // sampling, with replacement and unequal probabilities: the Hansen-Hurwitz estimator per
 // stratum). The 95% interval is the estimate +- t standard errors (Student's t, with the draws
-// less one per stratum as degrees of freedom). The same draws estimate
+// less one per stratum as degrees of freedom; for the core-seconds, see the machine's speed
+// below). The same draws estimate
 // the core-seconds (y = seconds) and Q(n) (y = the subproblem's weighted solutions).
 // A subproblem too large for one chunk of the join (kernels.hpp: from about n = 25 its halves
 // have millions of placements, and a count pairs them chunk by chunk, hours a subproblem at
@@ -18,6 +19,12 @@
 // drawn at random and counted (kernels.hpp, sample_join); y is then the unbiased two-stage
 // estimate, and the same per-stratum variance covers both stages (with replacement at the
 // first stage, the variance of the z's includes the second stage's).
+// The machine's speed: a count's core-seconds are measured at its own hours, and on a shared
+// machine the speed moves by several percent within minutes, more than the sampling error. So
+// after the first pass the whole sample is timed again, pass after pass, for `spread` seconds;
+// each draw's seconds are its mean over the passes, and the spread of the passes' estimates
+// (s^2, P passes) enters the core-seconds' variance as s^2 (1 + 1/P): the speed the count will
+// meet, and the passes' mean. The interval's degrees of freedom are Welch and Satterthwaite's.
 // Scaled onto the plan's costs, the estimated seconds also give a per-task profile that the
 // scaling simulator (schedule.hpp) replays on P workers for the wall time.
 #pragma once
@@ -30,10 +37,15 @@
 namespace nq {
 
 struct EstimateConfig {
-  int n = 0;               // 4..32
-  int samples = 64;        // subproblems to count (at least two per stratum are)
-  int pieces = 2;          // chunk pairs counted of a sampled subproblem that has more
-  double seconds = 0;      // stop once past this many seconds (0: no limit); >= 0
+  int n = 0;           // 4..32
+  int samples = 64;    // subproblems to count (at least two per stratum are)
+  int pieces = 2;      // chunk pairs counted of a sampled subproblem that has more
+  double seconds = 0;  // stop once past this many seconds (0: no limit); >= 0
+  // After the first pass the whole sample is timed again, pass after pass, for this many
+  // seconds (at most half the count's estimated wall time on `threads`; one pass more at
+  // least): the spread of the passes is the machine's speed, and goes into the core-seconds'
+  // interval. 0: one pass, the interval is the sampling error only.
+  double spread = 60;
   std::uint64_t seed = 1;  // the sample is a function of n, samples and seed
   int procs = 1000;        // simulated workers for the wall time
   int node_cores = 64;     // cores per simulated NUMA node
@@ -63,6 +75,10 @@ struct EstimateResult {
   int samples = 0;                  // subproblems counted
   int sampled_within = 0;           // of which only some chunk pairs were counted
   double sample_seconds = 0;        // CPU seconds spent on them
+  int passes = 1;                   // times the sample was timed (EstimateConfig::spread)
+  double spread_seconds = 0;        // wall seconds of the passes after the first
+  double speed_spread = 0;          // the passes' estimates' standard deviation, relative
+  double sampling_error = 0;        // the sample's relative standard error (the passes' mean)
   Interval core_seconds;            // of the whole count (the join's counting)
   Interval total;                   // Q(n)
   std::uint64_t worker_bytes = 0;   // estimated peak memory per worker thread

@@ -124,6 +124,7 @@ const std::vector<Cmd>& table() {
         {"--check", Kind::integer, "1"},
         {"--check-rows", Kind::integer, "1", false, "--check 1"},
         {"--seconds", Kind::real, "1"},
+        {"--spread", Kind::real, "0.5"},
         {"--seed", Kind::wide, "7"},
         {"--procs", Kind::integer, "2"},
         {"--node-cores", Kind::integer, "2"},

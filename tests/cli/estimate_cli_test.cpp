@@ -34,6 +34,8 @@ TEST(EstimateCli, BadInputIsOneErrorLineAndExitTwo) {
   expect_usage_error("estimate --n 12 --check 1 --check-rows 12");
   expect_usage_error("estimate --n 12 --check 1 --check-rows 40");
   expect_usage_error("estimate --n 12 --check-rows 2");
+  expect_usage_error("estimate --n 12 --spread -1");
+  expect_usage_error("estimate --n 12 --spread nan");
   expect_usage_error("estimate");
 }
 
@@ -64,10 +66,39 @@ TEST(EstimateCli, IntervalHoldsTheCountedTotal) {
     EXPECT_NE(text.out.find(field), std::string::npos) << field << "\n" << text.out;
 }
 
+// --spread times the sample again: at least one pass more, whose spread (the machine's speed)
+// goes into the core-seconds' interval only; --spread 0 times it once. The sample, and so the
+// Q(n) estimate, is the same either way.
+TEST(EstimateCli, PassesTimeTheSampleAgain) {
+  const std::string args = "estimate --n 16 --samples 16 --json";
+  const Outcome once = nqcount(args + " --spread 0");
+  ASSERT_EQ(once.status, 0) << once.err;
+  const auto o = nlohmann::json::parse(once.out);
+  EXPECT_EQ(o["passes"].get<int>(), 1);
+  EXPECT_EQ(o["spread_seconds"].get<double>(), 0);
+  EXPECT_EQ(o["speed_spread"].get<double>(), 0);
+  EXPECT_GT(o["sampling_error"].get<double>(), 0);
+  const Outcome again = nqcount(args + " --spread 30");
+  ASSERT_EQ(again.status, 0) << again.err;
+  const auto a = nlohmann::json::parse(again.out);
+  // A count of n = 16 takes about 0.1 s: half of it bounds the passes' time, not 30 s.
+  EXPECT_GE(a["passes"].get<int>(), 2);
+  EXPECT_LT(a["spread_seconds"].get<double>(), 5);
+  EXPECT_GT(a["speed_spread"].get<double>(), 0) << "two timings of 16 subproblems differ";
+  EXPECT_EQ(a["total"], o["total"]);
+  const auto& cs = a["core_seconds"];
+  EXPECT_LT(cs["low"].get<double>(), cs["estimate"].get<double>());
+  EXPECT_GT(cs["high"].get<double>(), cs["estimate"].get<double>());
+  const Outcome text = nqcount("estimate --n 16 --samples 16");
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find(" passes, the last "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("the machine's speed varied "), std::string::npos) << text.out;
+}
+
 // --check counts subproblems by the join and by the backtracking search, which agree; with
 // --check-rows only a part of each (its first rows fixed), which has fewer solutions.
 TEST(EstimateCli, CheckCountsByBothKernels) {
-  const std::string args = "estimate --n 20 --samples 4 --check 3 --json";
+  const std::string args = "estimate --n 20 --samples 4 --check 3 --spread 0 --json";
   const Outcome whole = nqcount(args);
   ASSERT_EQ(whole.status, 0) << whole.err;
   const auto w = nlohmann::json::parse(whole.out);
@@ -82,7 +113,7 @@ TEST(EstimateCli, CheckCountsByBothKernels) {
   EXPECT_EQ(p["check_rows"].get<int>(), 2);
   EXPECT_EQ(p["check_failure"].get<std::string>(), "");
   EXPECT_LT(p["checked_solutions"].get<double>(), w["checked_solutions"].get<double>());
-  const Outcome text = nqcount("estimate --n 20 --samples 4 --check 3 --check-rows 2");
+  const Outcome text = nqcount("estimate --n 20 --samples 4 --check 3 --check-rows 2 --spread 0");
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_NE(text.out.find("(their first 2 rows fixed; "), std::string::npos) << text.out;
 }
@@ -127,7 +158,7 @@ TEST(SlowEstimateCli, FrontierCountStartsAndCtrlCLeavesACheckpoint) {
 // a few chunk pairs of each sampled subproblem; its interval still holds Q(n) (the table's, which
 // the estimate never reads).
 TEST(SlowEstimateCli, SampledChunkPairsStillHoldTheTotal) {
-  const Outcome r = nqcount("estimate --n 26 --samples 64 --threads 2 --json");
+  const Outcome r = nqcount("estimate --n 26 --samples 64 --threads 2 --spread 0 --json");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_GT(j["sampled_within"].get<int>(), 0);

@@ -328,7 +328,7 @@ TEST(Frontend, FixFirstRowsCutsASubproblemIntoParts) {
       const RowSplitKey key = rowsplit_key(n, rank);
       if (key.weight == 0) continue;
       const Subproblem s = rowsplit_subproblem(n, key);
-      for (int rows = 1; rows <= 3; ++rows)
+      for (int rows = 0; rows <= 3; ++rows)  // none fixed: s itself
         for (std::uint64_t seed = 0; seed < 8; ++seed) {
           const Subproblem part = fix_first_rows(s, rows, seed);
           const Subproblem again = fix_first_rows(s, rows, seed);
