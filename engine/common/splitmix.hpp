@@ -8,9 +8,12 @@
 
 namespace nq {
 
-// One splitmix64 output from the state z: z advanced by the golden gamma, then mixed.
+// The step between states: 2^64 over the golden ratio, odd.
+inline constexpr std::uint64_t kSplitMixGamma = 0x9e3779b97f4a7c15ull;
+
+// One splitmix64 output from the state z: z advanced by the gamma, then mixed.
 constexpr std::uint64_t splitmix64(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
+  z += kSplitMixGamma;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
@@ -21,7 +24,7 @@ struct SplitMix64 {
   std::uint64_t state = 0;
   constexpr std::uint64_t operator()() {
     const std::uint64_t z = splitmix64(state);
-    state += 0x9e3779b97f4a7c15ull;
+    state += kSplitMixGamma;
     return z;
   }
 };

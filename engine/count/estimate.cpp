@@ -90,6 +90,10 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
   const Kernel* join = find_kernel("join");
   if (!join || !join->supported()) return Error{"the join kernel cannot run here"};
   const auto start = std::chrono::steady_clock::now();
+  // Wall seconds since t.
+  const auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
   const int threads = resolve_threads(config.threads);
   tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
                           static_cast<std::size_t>(threads));
@@ -201,10 +205,7 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
   const int rounds_wanted = std::max(
       2, (config.samples + static_cast<int>(strata.size()) - 1) / static_cast<int>(strata.size()));
   for (int round = 0; round < rounds_wanted; ++round) {
-    if (round >= 2 && config.seconds > 0 &&
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >=
-            config.seconds)
-      break;
+    if (round >= 2 && config.seconds > 0 && since(start) >= config.seconds) break;
     const std::size_t first = draws.size();
     for (int h = 0; h < static_cast<int>(strata.size()); ++h) draws.push_back(draw_from(h));
     ++rounds_done;
@@ -216,9 +217,6 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
   // spread's seconds (at most half the count's estimated wall time on these threads: the count
   // meets the machine's mean speed over its hours, and the passes should see a fair part of
   // them).
-  const auto since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-  };
   int passes = 1;
   double retimed = 0;  // wall seconds of the passes after the first
   if (config.spread > 0) {
@@ -372,7 +370,7 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
     r.checked = static_cast<int>(checked.size());
     r.check_rows = config.check_rows;
   }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.seconds = since(start);
   return r;
 }
 

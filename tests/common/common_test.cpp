@@ -122,7 +122,7 @@ TEST(SplitMix64, ReferenceOutputsFromStateZero) {
   EXPECT_EQ(g(), 0xe220a8397b1dcdafull);
   EXPECT_EQ(g(), 0x6e789e6aa1b965f4ull);
   EXPECT_EQ(g(), 0x06c45d188009454full);
-  EXPECT_EQ(g.state, 3 * 0x9e3779b97f4a7c15ull);
+  EXPECT_EQ(g.state, 3 * 0x9e3779b97f4a7c15ull);  // three steps of the gamma
   EXPECT_EQ(splitmix64(0), 0xe220a8397b1dcdafull);
   static_assert(splitmix64(0x9e3779b97f4a7c15ull) == 0x6e789e6aa1b965f4ull);
 }
