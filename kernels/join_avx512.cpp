@@ -52,6 +52,13 @@ std::uint64_t count_disjoint_pairs_avx512(std::span<const std::uint64_t> a,
                                                   scratch);
 }
 
+std::uint64_t sieve_cuts_avx512(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                                std::uint64_t shared, int c) {
+  std::vector<std::uint64_t> scratch;
+  return join_avx512::join_detail::cuts_by_pairs(a.data(), a.size(), b.data(), b.size(), shared, c,
+                                                 scratch);
+}
+
 }  // namespace nq
 
 #pragma GCC pop_options

@@ -44,4 +44,11 @@ std::uint64_t count_disjoint_pairs_scalar(std::span<const std::uint64_t> a,
                                                   scratch);
 }
 
+std::uint64_t sieve_cuts_scalar(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                                std::uint64_t shared, int c) {
+  std::vector<std::uint64_t> scratch;
+  return join_scalar::join_detail::cuts_by_pairs(a.data(), a.size(), b.data(), b.size(), shared, c,
+                                                 scratch);
+}
+
 }  // namespace nq

@@ -174,6 +174,12 @@ std::uint64_t count_disjoint_pairs_scalar(std::span<const std::uint64_t> a,
                                           std::span<const std::uint64_t> b, int bits);
 std::uint64_t count_disjoint_pairs_avx512(std::span<const std::uint64_t> a,
                                           std::span<const std::uint64_t> b, int bits);
+// The cut diagonals that the pair counter's sieve chooses on sampled pairs for large sides, for
+// tests: c of the bits of `shared` (a is the side whose members the sample rows are).
+std::uint64_t sieve_cuts_scalar(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                                std::uint64_t shared, int c);
+std::uint64_t sieve_cuts_avx512(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                                std::uint64_t shared, int c);
 
 // The reference kernel as a batch kernel: count_classic for each subproblem of the classic plan
 // (no fixed queens, nothing blocked; n is the width of `full`).

@@ -277,6 +277,30 @@ TEST(JoinPairs, MatchDoubleLoopAtEverySizeAndDensity) {
   EXPECT_GT(checked, 100'000'000u);
 }
 
+// The sieve's cuts on large sides are chosen on the pairs that the cuts before leave: here
+// diagonals 0 and 1 are always occupied together (each by 60% of both sides), diagonal 2 by
+// half of each, independently, the others by a quarter. By each diagonal's own occupancy the
+// two cuts would be 0 and 1, but once 0 is cut, cutting 1 rules out no pair more; so the second
+// cut is 2. DeepSievesMatchSubsetSums below counts through this choice.
+TEST(JoinPairs, CutsAreChosenOnThePairsLeft) {
+  std::mt19937_64 rng(5);
+  auto member = [&] {
+    std::uint64_t x = rng() & rng() & 0x3f8;  // diagonals 3..9, a quarter each
+    if (rng() % 10 < 6) x |= 3;               // 0 and 1 together
+    if (rng() % 2 == 0) x |= 4;
+    return x;
+  };
+  std::vector<std::uint64_t> a(3000), b(5000);
+  for (auto& x : a) x = member();
+  for (auto& y : b) y = member();
+  EXPECT_EQ(sieve_cuts_scalar(a, b, 0x3ff, 2), 0b101u);
+  EXPECT_EQ(sieve_cuts_scalar(a, b, 0x3fe, 2), 0b110u);  // 0 not shared: 1, then 2
+  if (avx512_supported()) {
+    EXPECT_EQ(sieve_cuts_avx512(a, b, 0x3ff, 2), 0b101u);
+    EXPECT_EQ(sieve_cuts_avx512(a, b, 0x3fe, 2), 0b110u);
+  }
+}
+
 // Slow: sides large enough for the sieve's deepest cuts (10 and 12 diagonals: more than a byte of
 // key, up to 2^12 groups), as the halves of n = 22 and beyond reach; the sieve cuts that deep
 // only where the sides share 38 diagonals or more. The members have 22 random bits, so the
