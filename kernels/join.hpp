@@ -914,8 +914,8 @@ inline void add_occupancy(const std::uint64_t* p, std::size_t n, std::size_t ste
 
 // The sieve chooses its cuts by cuts_by_pairs from this many pairs (na nb): the member visits of
 // n = 22's long runs in nq_bench_join 10% fewer, n = 21's 8%, and their time 3 to 6% less (one
-// thread, alternated, medians of five rounds); the choice costs about as much as it saves at
-// n = 20 and below (its calls there are smaller), which keep the occupancy rule.
+// thread, alternated, medians of five rounds). Applied to every call, n = 19 and 20 took 12% and
+// 5% more time: their calls are smaller, and there the choice costs more than it saves.
 inline constexpr double kCutsByPairsFrom = 3e9;
 
 // The sieve's c cut diagonals (count_disjoint below), chosen on sampled pairs: evenly spaced
@@ -1155,7 +1155,7 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   // against 1,753 ms over three rounds; 1,602 and 1,640 against 1,781 and 1,763); n = 19
   // (smaller sides) lost 6 to 9% when every size took it, and is unchanged with the floor; the
   // even n, whose sides are balanced, unchanged.
-  //   With more than 8 cuts (38 shared diagonals or more: n = 22), one low bit more: the
+  //   Where the sides share 38 diagonals or more (up to 12 cuts: n = 22), one low bit more: the
   // member visits of n = 22's long runs in nq_bench_join 13% fewer, the copies 56% more, and
   // their time 4 to 5% less (one thread, alternated, five to eight rounds, medians); n = 18
   // lost 7% when it applied at every size.
