@@ -818,7 +818,7 @@ struct SieveScratch {
   std::vector<Range> visit;
   std::vector<std::uint64_t> lanes;  // the visits' lanes, 8 words each
   std::vector<std::uint64_t> part;   // the sliced members one class of visits meets
-  std::vector<std::uint64_t> pairs;  // cuts_by_pairs' sampled pairs
+  std::vector<std::uint64_t> pairs;  // cuts_by_pairs' bit sets of sampled pairs
   std::vector<std::uint32_t> part_start;
 };
 
@@ -945,9 +945,9 @@ inline std::uint64_t cuts_by_pairs(const std::uint64_t* a, std::size_t na, const
   for (std::size_t k = 0; k < kb; ++k)
     for (std::uint64_t m = b[k * sb] & shared; m != 0; m &= m - 1)
       column[std::countr_zero(m)][k / 64] |= 1ull << (k % 64);
-  for (std::size_t i = 0; i < ka; ++i)
-    for (std::size_t w = 0; w < kWords; ++w)
-      row[i][w] = kb >= 64 * (w + 1) ? ~0ull : kb > 64 * w ? (1ull << (kb - 64 * w)) - 1 : 0;
+  V every{};  // each row starts with every sampled b member
+  for (std::size_t w = 0; w * 64 < kb; ++w) every[w] = lane_word(0, kb, w);
+  for (std::size_t i = 0; i < ka; ++i) row[i] = every;
   std::uint64_t cut = 0;
   for (int step = 0; step < c; ++step) {
     const std::uint64_t open = shared & ~cut;
