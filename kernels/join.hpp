@@ -658,15 +658,36 @@ inline int chunk_width(int bits, int chunks, int k) {
 // Each pattern's table offsets, once per pattern: out[chunks i + k] is the byte offset of its
 // chunk k's entry in table k ((p >> 7k) & 127, times the entry size). Computed in the visit
 // loop instead, they took two shifts and an AND per chunk on every block a pattern visits.
+//   One pattern's: made in 64-bit words of four offsets and stored with one copy. The bits of
+// chunk k, in word k / 4, go to offset k % 4's bits 6 and up (times kEntryBytes); the last chunk
+// runs to the pattern's end (8 bits at most, those past it are 0). The AVX-512 build makes a
+// word with one PDEP, whose mask offsets_deposit gives.
+static_assert(kEntryBytes == 64 && 4 * kChunkBits == 28);
+constexpr std::uint64_t chunk_mask(int chunks, int k) {
+  return (k + 1 < chunks ? std::uint64_t{kChunkValues} : std::uint64_t{1} << kLastChunkBits) - 1;
+}
+constexpr std::uint64_t offsets_deposit(int chunks, int w) {
+  std::uint64_t mask = 0;
+  for (int k = 4 * w; k < std::min(chunks, 4 * w + 4); ++k)
+    mask |= chunk_mask(chunks, k) << (16 * (k % 4) + 6);
+  return mask;
+}
+template <int kChunks>
+void pattern_offsets(std::uint64_t p, std::uint16_t* out) {
+  std::uint64_t words[(kChunks + 3) / 4] = {};
+  for (int w = 0; 4 * w < kChunks; ++w) {
+#ifdef NQ_JOIN_AVX512
+    words[w] = _pdep_u64(p >> (4 * kChunkBits * w), offsets_deposit(kChunks, w));
+#else
+    for (int k = 4 * w; k < std::min(kChunks, 4 * w + 4); ++k)
+      words[w] |= (p >> (kChunkBits * k) & chunk_mask(kChunks, k)) * kEntryBytes << (16 * (k % 4));
+#endif
+  }
+  std::memcpy(out, words, 2 * kChunks);
+}
 template <int kChunks>
 void chunk_offsets_fixed(const std::uint64_t* p, std::size_t n, std::uint16_t* out) {
-  for (std::size_t i = 0; i < n; ++i, out += kChunks)
-    for (int k = 0; k < kChunks; ++k)
-      // The last chunk runs to the pattern's end: 8 bits at most, those past it are 0.
-      out[k] = static_cast<std::uint16_t>(
-          (p[i] >> (kChunkBits * k) &
-           ((k + 1 < kChunks ? kChunkValues : 1 << kLastChunkBits) - 1)) *
-          kEntryBytes);
+  for (std::size_t i = 0; i < n; ++i, out += kChunks) pattern_offsets<kChunks>(p[i], out);
 }
 // Calls f(std::integral_constant<int, c>{}) for c = chunks, 1..9 (ceil(62 / kChunkBits): the
 // most diagonals a pattern has): a run-time chunk count made a template argument, so that the
@@ -723,7 +744,8 @@ void match_chunks(const char* table, int chunks, const std::uint16_t* offsets, s
 // members: a block's slices (bits vectors) stay in L1 while every member of the small side
 // visits them, one vector AND per chunk of diagonals.
 // A run of patterns that visits the slices, with their chunk offsets, and the lanes of the
-// block it may meet (the first W words of `lanes`; nullptr: every member).
+// block it may meet (the first W words of `lanes`; nullptr: every member). The sieve's runs
+// come as offsets only (patterns nullptr, in every run of the call).
 struct Range {
   const std::uint64_t* patterns;
   const std::uint16_t* offsets;
@@ -740,7 +762,9 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, 
   const int chunks = chunks_of(bits);
   std::size_t nsmall = 0;
   for (std::size_t r = 0; r < visits; ++r) nsmall += visit[r].size;
-  const bool tables = nsmall >= 24;  // worth building once the small side has a few dozen
+  // Worth building once the small side has a few dozen; always where the visits come as offsets
+  // only (the sieve's).
+  const bool tables = nsmall >= 24 || visits == 0 || visit[0].patterns == nullptr;
   storage.resize(static_cast<std::size_t>(bits) * W +
                  static_cast<std::size_t>(chunks + 1) * kTableBytes / 8 + 8);
   V* slices = reinterpret_cast<V*>((reinterpret_cast<std::uintptr_t>(storage.data()) + 63) &
@@ -831,15 +855,16 @@ inline std::uint64_t lane_word(std::size_t from, std::size_t to, std::size_t w) 
 // The most diagonals the sieve below cuts (2^kMaxCuts groups a side).
 inline constexpr int kMaxCuts = 12;
 
-// Counting-sorts patterns by their bits under `cut` (2^c groups), each stored without them.
+// Counting-sorts patterns by their bits under `cut` (2^c groups): place(x, at) stores the
+// pattern's bits under `keep` (x, packed to the bottom) at position `at` of the sorted order.
 // Each key is extracted once and kept; the histogram is four interleaved ones, so that runs of
 // one key do not wait on each other's increments.
-inline void sieve_sort(const std::uint64_t* p, std::size_t n, std::uint64_t cut, std::uint64_t keep,
-                       int c, std::vector<std::uint64_t>& out, std::vector<std::uint32_t>& start,
-                       std::vector<std::uint16_t>& keys, std::vector<std::uint32_t>& counts) {
+template <class Place>
+void sieve_sort(const std::uint64_t* p, std::size_t n, std::uint64_t cut, std::uint64_t keep, int c,
+                std::vector<std::uint32_t>& start, std::vector<std::uint16_t>& keys,
+                std::vector<std::uint32_t>& counts, Place place) {
   static_assert(kMaxCuts <= 16);
   const std::uint32_t groups = 1u << c;
-  out.resize(n);
   keys.resize(n);
   // Four histograms, then four cursors, of `groups` entries each (in the scratch: 2^12 groups
   // would take 128 KB of stack). Only the histograms start at zero; the cursors are set below.
@@ -877,12 +902,22 @@ inline void sieve_sort(const std::uint64_t* p, std::size_t n, std::uint64_t cut,
     }
     start[g + 1] = at;
   }
+  //   From 2^10 groups, one cursor a group: the four streams' parts of the groups are then
+  // small, and their 4 x 2^c places being written at once (a cache line each) more than the
+  // caches hold beside the output. nq_bench_join, one thread, paired rounds: one cursor from
+  // 2^11 groups took n = 22's long runs about 3% less time than four streams at every size,
+  // from 2^10 3 to 6% less again; n = 18 to 21 the same (from 2^8, n = 21 took 1.5% more).
+  if (c >= 10) {
+    for (std::uint32_t g = 0; g < groups; ++g) cursor[0][g] = start[g];
+    for (i = 0; i < n; ++i) place(extract_bits(p[i], keep), cursor[0][keys[i]]++);
+    return;
+  }
   // The tail items (past the last multiple of four) were counted in stream 0.
   const std::size_t body = n & ~std::size_t{3};
   for (i = 0; i < body; i += 4)
     for (std::size_t k = 0; k < 4; ++k)
-      out[cursor[k][keys[i + k]]++] = extract_bits(p[i + k], keep);
-  for (; i < n; ++i) out[cursor[0][keys[i]]++] = extract_bits(p[i], keep);
+      place(extract_bits(p[i + k], keep), cursor[k][keys[i + k]]++);
+  for (; i < n; ++i) place(extract_bits(p[i], keep), cursor[0][keys[i]]++);
 }
 
 // occ[j] += how many of p[0], p[step], p[2 step], ... (below n) have bit j. The AVX-512 build
@@ -1020,10 +1055,14 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   // than 8 cuts (at most 12) where the sides share 38 diagonals or more: n = 22 1.2x
   // (nq_bench_join), n = 20 as with 8 (whole counts). Without that condition n = 20 was 4%
   // slower; from 40 shared diagonals n = 22 lost most of its gain; 14 cuts were slower at n = 22,
-  // and 32 a group slower at n = 18 to 20.
+  // and 32 a group slower at n = 18 to 20. From 36 shared diagonals where a call has 1e10 pairs
+  // or more (n = 21's largest calls and some of n = 22's): their member visits in nq_bench_join
+  // 18% and 11% fewer; n = 20's calls are smaller, and took 2 to 3% more time with 36 at every
+  // size.
   int c = 0;
-  if (na >= 512 && static_cast<double>(na) * static_cast<double>(nb) >= 1e7) {
-    const int most = useful >= 38 ? kMaxCuts : 8;
+  const double pairs = static_cast<double>(na) * static_cast<double>(nb);
+  if (na >= 512 && pairs >= 1e7) {
+    const int most = useful >= 38 || (useful >= 36 && pairs >= 1e10) ? kMaxCuts : 8;
     while (c < most && (na >> (c + 1)) >= 64) ++c;
   }
   c = std::min(c, useful - 1);
@@ -1048,7 +1087,7 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   // of the two sides' counts: rough frequencies are enough, and exact counts cost as much as
   // the sieve saves).
   std::uint64_t cut = 0;
-  if (static_cast<double>(na) * static_cast<double>(nb) >= kCutsByPairsFrom) {
+  if (pairs >= kCutsByPairsFrom) {
     cut = cuts_by_pairs(a, na, b, nb, shared, c, sc.pairs);
   } else {
     std::uint64_t occ_a[64] = {}, occ_b[64] = {};
@@ -1068,12 +1107,23 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
     }
   }
   const std::uint64_t keep = shared & ~cut;
-  sieve_sort(a, na, cut, keep, c, sc.a, sc.a_start, sc.keys, sc.counts);
-  sieve_sort(b, nb, cut, keep, c, sc.b, sc.b_start, sc.keys, sc.counts);
+  sc.a.resize(na);
+  sieve_sort(a, na, cut, keep, c, sc.a_start, sc.keys, sc.counts,
+             [out = sc.a.data()](std::uint64_t x, std::uint32_t at) { out[at] = x; });
+  // The visiting side is only read through its chunk offsets, which its sort stores: against
+  // a sort and then a pass for the offsets, n = 21 and 22's long runs in nq_bench_join took 2 to
+  // 4% less time (with the offsets made by shifts and masks, not PDEP, n = 18 to 21 took 3 to 7%
+  // more).
   const int rest = useful - c;
   const std::size_t chunks = static_cast<std::size_t>(chunks_of(rest));
   sc.offsets.resize(nb * chunks + kOffsetsSlack);
-  chunk_offsets(sc.b.data(), nb, chunks_of(rest), sc.offsets.data());
+  with_chunks(chunks_of(rest), [&](auto k) {
+    constexpr int kChunks = k();
+    sieve_sort(b, nb, cut, keep, c, sc.b_start, sc.keys, sc.counts,
+               [out = sc.offsets.data()](std::uint64_t x, std::uint32_t at) {
+                 pattern_offsets<kChunks>(x, out + std::size_t{at} * kChunks);
+               });
+  });
   const std::uint32_t groups = 1u << c;
   // The sliced side, in group order, is cut into blocks of 512 (the last one of 256 when it
   // fits): a block may hold members of several groups, so that every lane holds a member. Its
@@ -1124,7 +1174,7 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
             for (int w = 0; w < 8; ++w) any |= meet[w] &= lanes[j][w];
           }
           if (any != 0) {
-            sc.visit.push_back({sc.b.data() + b0, sc.offsets.data() + b0 * chunks, b1 - b0});
+            sc.visit.push_back({nullptr, sc.offsets.data() + b0 * chunks, b1 - b0});
             sc.lanes.insert(sc.lanes.end(), meet, meet + 8);
           }
         }

@@ -303,19 +303,24 @@ TEST(JoinPairs, CutsAreChosenOnThePairsLeft) {
 
 // Slow: sides large enough for the sieve's deepest cuts (10 and 12 diagonals: more than a byte of
 // key, up to 2^12 groups), as the halves of n = 22 and beyond reach; the sieve cuts that deep
-// only where the sides share 38 diagonals or more. The members have 22 random bits, so the
-// expected count comes from subset sums instead of a double loop (with F[m] the members of b
-// inside m, the pairs are the sum over a of F[~a]); then one member of each side also takes the
-// 18 bits above them (so the sides share 40), which takes exactly the pair of those two out.
-// The last sizes are lopsided, as the halves of odd n are: 16 times more visiting members than
-// sliced ones, where the sieve settles the most low key bits (three more than balanced sides).
+// only where the sides share 38 diagonals or more, or 36 in a call of 1e10 pairs or more. The
+// members have 22 random bits, so the expected count comes from subset sums instead of a double
+// loop (with F[m] the members of b inside m, the pairs are the sum over a of F[~a]); then one
+// member of each side also takes the bits above them up to `shared` (so the sides share that
+// many), which takes exactly the pair of those two out. The last sizes are lopsided, as the
+// halves of odd n are: 16 times more visiting members than sliced ones, where the sieve settles
+// the most low key bits (three more than balanced sides).
 TEST(SlowJoinPairs, DeepSievesMatchSubsetSums) {
   constexpr int kBits = 22;
   constexpr std::uint64_t kFull = (std::uint64_t{1} << kBits) - 1;
-  constexpr std::uint64_t kWide = ((std::uint64_t{1} << 40) - 1) & ~kFull;
   std::mt19937_64 rng(23);
-  for (const auto& [na, nb] : std::vector<std::pair<std::size_t, std::size_t>>{
-           {150000, 300000}, {600000, 600000}, {20000, 320000}}) {
+  struct Case {
+    std::size_t na, nb;
+    int shared;
+  };
+  for (const auto& [na, nb, shared] : std::vector<Case>{
+           {150000, 300000, 40}, {150000, 300000, 36}, {600000, 600000, 40}, {20000, 320000, 40}}) {
+    const std::uint64_t wide = ((std::uint64_t{1} << shared) - 1) & ~kFull;
     std::vector<std::uint64_t> a(na), b(nb);
     for (auto& x : a) x = rng() & rng() & kFull;
     for (auto& y : b) y = rng() & rng() & kFull;
@@ -326,18 +331,19 @@ TEST(SlowJoinPairs, DeepSievesMatchSubsetSums) {
         if (m >> bit & 1) inside[m] += inside[m ^ (std::uint64_t{1} << bit)];
     std::uint64_t want = 0;
     for (const std::uint64_t x : a) want += inside[kFull & ~x];
-    a[rng() % na] |= kWide;
-    b[rng() % nb] |= kWide;
+    a[rng() % na] |= wide;
+    b[rng() % nb] |= wide;
     std::uint64_t wide_a = 0, wide_b = 0;
     for (const std::uint64_t x : a)
-      if (x & kWide) wide_a = x;
+      if (x & wide) wide_a = x;
     for (const std::uint64_t y : b)
-      if (y & kWide) wide_b = y;
+      if (y & wide) wide_b = y;
     if (((wide_a & wide_b) & kFull) == 0) --want;
     EXPECT_GT(want, 0u);
-    EXPECT_EQ(count_disjoint_pairs_scalar(a, b, 40), want) << na << "x" << nb;
+    EXPECT_EQ(count_disjoint_pairs_scalar(a, b, shared), want) << na << "x" << nb << " " << shared;
     if (avx512_supported()) {
-      EXPECT_EQ(count_disjoint_pairs_avx512(a, b, 40), want) << na << "x" << nb;
+      EXPECT_EQ(count_disjoint_pairs_avx512(a, b, shared), want)
+          << na << "x" << nb << " " << shared;
     }
   }
 }
