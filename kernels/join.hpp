@@ -1111,9 +1111,9 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   sieve_sort(a, na, cut, keep, c, sc.a_start, sc.keys, sc.counts,
              [out = sc.a.data()](std::uint64_t x, std::uint32_t at) { out[at] = x; });
   // The visiting side is only read through its chunk offsets, which its sort stores: against
-  // a sort and then a pass for the offsets, n = 21 and 22's long runs in nq_bench_join took 2 to
-  // 4% less time (with the offsets made by shifts and masks, not PDEP, n = 18 to 21 took 3 to 7%
-  // more).
+  // a sort and then a pass for the offsets, n = 21 and 22's long runs in nq_bench_join took 1.5
+  // to 4.5% less time (with the offsets made by shifts and masks, not PDEP, n = 18 to 21 took 2
+  // to 8% more).
   const int rest = useful - c;
   const std::size_t chunks = static_cast<std::size_t>(chunks_of(rest));
   sc.offsets.resize(nb * chunks + kOffsetsSlack);
