@@ -764,7 +764,7 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, 
   for (std::size_t r = 0; r < visits; ++r) nsmall += visit[r].size;
   // Worth building once the small side has a few dozen; always where the visits come as offsets
   // only (the sieve's).
-  const bool tables = nsmall >= 24 || visits == 0 || visit[0].patterns == nullptr;
+  const bool tables = nsmall >= 24 || (visits > 0 && visit[0].patterns == nullptr);
   storage.resize(static_cast<std::size_t>(bits) * W +
                  static_cast<std::size_t>(chunks + 1) * kTableBytes / 8 + 8);
   V* slices = reinterpret_cast<V*>((reinterpret_cast<std::uintptr_t>(storage.data()) + 63) &
@@ -902,18 +902,14 @@ void sieve_sort(const std::uint64_t* p, std::size_t n, std::uint64_t cut, std::u
     }
     start[g + 1] = at;
   }
-  //   From 2^10 groups, one cursor a group: the four streams' parts of the groups are then
-  // small, and their 4 x 2^c places being written at once (a cache line each) more than the
-  // caches hold beside the output. nq_bench_join, one thread, paired rounds: one cursor from
-  // 2^11 groups took n = 22's long runs about 3% less time than four streams at every size,
-  // from 2^10 3 to 6% less again; n = 18 to 21 the same (from 2^8, n = 21 took 1.5% more).
-  if (c >= 10) {
-    for (std::uint32_t g = 0; g < groups; ++g) cursor[0][g] = start[g];
-    for (i = 0; i < n; ++i) place(extract_bits(p[i], keep), cursor[0][keys[i]]++);
-    return;
-  }
-  // The tail items (past the last multiple of four) were counted in stream 0.
-  const std::size_t body = n & ~std::size_t{3};
+  // The tail items (past the last multiple of four) were counted in stream 0. Its part of each
+  // group comes first, so stream 0 alone can also place every item of the group in a row.
+  //   From 2^10 groups it does (one cursor a group): the four streams' parts of the groups are then
+  // small, and their 4 x 2^c places being written at once (a cache line each) more than the caches
+  // hold beside the output. nq_bench_join, one thread, paired rounds: one cursor from 2^11 groups
+  // took n = 22's long runs about 3% less time than four streams at every size, from 2^10 3 to 6%
+  // less again; n = 18 to 21 the same (from 2^8, n = 21 took 1.5% more).
+  const std::size_t body = c >= 10 ? 0 : n & ~std::size_t{3};
   for (i = 0; i < body; i += 4)
     for (std::size_t k = 0; k < 4; ++k)
       place(extract_bits(p[i + k], keep), cursor[k][keys[i + k]]++);
