@@ -407,9 +407,10 @@ TEST(JoinKernel, MatchesSearchOnEveryRowSplitSubproblem) {
   EXPECT_GT(solutions, 0u);
 }
 
-// Large boards' halves come out in chunks (kJoinMaxLeaves placements) and their bottom parts
-// move down a row past kJoinMaxParts; tiny limits make small boards do both, often: both
-// builds, against the search and against the default limits (same solutions and nodes).
+// Large boards' halves come out in chunks (kJoinMaxLeaves placements), their top placements in
+// batches (at most a chunk's count), and their bottom parts move down a row past kJoinMaxParts;
+// tiny limits make small boards do all three, often: both builds, against the search and
+// against the default limits (same solutions and nodes).
 TEST(JoinKernel, ChunkedHalvesAndMovedBottomsCountTheSame) {
   struct Limits {
     std::size_t chunk, parts;
