@@ -27,10 +27,29 @@ inline std::string read_file(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
 }
 
-// A path in the test temp folder that no other test process uses; removed if it exists.
+// This test process's own folder in the test temp folder (ctest runs each case in a process of
+// its own), made on first use and removed, with everything in it, when the process exits: a run
+// of the suite leaves nothing behind. A forked child leaves with _exit, which keeps the folder.
+inline const std::string& temp_folder() {
+  struct Folder {
+    std::string path = ::testing::TempDir() + "nq_" + std::to_string(::getpid());
+    Folder() {
+      std::filesystem::remove_all(path);
+      std::filesystem::create_directories(path);
+    }
+    ~Folder() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  };
+  static const Folder folder;
+  return folder.path;
+}
+
+// A path in this process's temp folder; removed if it exists.
 inline std::string temp_path(const std::string& name) {
-  const std::string p = ::testing::TempDir() + "nq_" + std::to_string(::getpid()) + "_" + name;
-  std::filesystem::remove(p);
+  const std::string p = temp_folder() + "/" + name;
+  std::filesystem::remove_all(p);
   return p;
 }
 

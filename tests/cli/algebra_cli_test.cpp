@@ -176,7 +176,7 @@ TEST(AlgebraCli, ListLimitAndBoard) {
 }
 
 TEST(AlgebraCli, ListStopsCleanlyOnAClosedPipe) {
-  const std::string dir = ::testing::TempDir() + std::to_string(getpid()) + ".";
+  const std::string dir = temp_path("pipe") + ".";
   const std::string cmd = "( " + std::string(NQCOUNT_BIN) + " list --n 14 2>" + dir +
                           "nq_pipe_err.txt; echo $? >" + dir + "nq_pipe_status.txt ) | head -n 2";
   FILE* p = popen(cmd.c_str(), "r");

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -16,6 +18,35 @@
 namespace {
 
 using namespace nq::test;  // nqcount, shell, Outcome, read_file, temp_path, ...
+
+// The files these tests make (stderr captures, journals, devices) live in a folder of the test
+// process's own, which goes when the process exits: a run of the suite leaves nothing behind.
+TEST(Cli, TestFilesGoWithTheTestProcess) {
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {  // a test process that makes a file, then exits as a test program does
+    close(pipe_fds[0]);
+    const std::string left = temp_path("left.txt");
+    std::ofstream(left) << "x";
+    const char made = std::filesystem::exists(left) ? 'y' : 'n';
+    if (write(pipe_fds[1], &made, 1) != 1) _exit(3);
+    std::exit(0);
+  }
+  close(pipe_fds[1]);
+  char made = 0;
+  ASSERT_EQ(read(pipe_fds[0], &made, 1), 1);
+  close(pipe_fds[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(made, 'y');
+  EXPECT_FALSE(std::filesystem::exists(::testing::TempDir() + "nq_" + std::to_string(pid)));
+  // This process's folder is its own, and temp_path hands out paths inside it.
+  EXPECT_EQ(temp_path("x").rfind(temp_folder() + "/", 0), 0u);
+  EXPECT_TRUE(std::filesystem::is_directory(temp_folder()));
+}
 
 TEST(Cli, BadInputExitsTwoWithOneLine) {
   for (const char* a : {"--n 0", "--n -3", "--n abc", "--n 33", "--n 99999999999", "--threads 0",

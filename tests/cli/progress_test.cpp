@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "common/types.hpp"
+#include "tests/cli_runner.hpp"
 
 namespace nq::cli {
 namespace {
@@ -75,7 +76,7 @@ TEST(Progress, DurationsReadNaturally) {
 // Progress into a file (stderr not a terminal, as under ctest): plain lines, no escape codes.
 TEST(Progress, AFileGetsPlainLinesWithoutEscapeCodes) {
   ASSERT_FALSE(stderr_is_terminal()) << "run this test with stderr redirected";
-  const std::string path = ::testing::TempDir() + "nq_progress_" + std::to_string(getpid());
+  const std::string path = test::temp_path("progress");
   std::fflush(stderr);
   const int saved = dup(STDERR_FILENO);
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -180,8 +180,8 @@ TEST(Numa, ThreadsStealInsideAndAcrossFakeNodes) {
 }
 
 TEST(Numa, TaskStatsFeedTheSimulator) {
-  const std::string dir = ::testing::TempDir();
-  const std::string path = dir + "nq_task_stats_" + std::to_string(getpid()) + ".csv";
+  const std::string path = temp_path("task_stats.csv");
+  const std::string dir = std::filesystem::path(path).parent_path().string();
   const auto j = count_json("", "--n 12 --threads 2 --task-stats " + path);
   std::ifstream f(path);
   ASSERT_TRUE(f.good());
@@ -246,7 +246,7 @@ std::string read_text(const std::string& path) {
 }
 
 TEST(Numa, ScalingScriptWritesCsvAndPlot) {
-  const std::string dir = ::testing::TempDir() + "nq_scaling_" + std::to_string(getpid());
+  const std::string dir = temp_path("scaling");
   const Outcome r = shell(script("scaling") + " --n 9 --threads 1,2,3 --repeat 2 --out " + dir);
   ASSERT_EQ(r.status, 0) << r.err;
   std::istringstream csv(read_text(dir + "/scaling.csv"));
@@ -284,7 +284,7 @@ TEST(Numa, ScalingScriptWritesCsvAndPlot) {
 }
 
 TEST(Numa, SimulateScalingScriptSweepsTheWorkers) {
-  const std::string dir = ::testing::TempDir() + "nq_simscaling_" + std::to_string(getpid());
+  const std::string dir = temp_path("simscaling");
   std::filesystem::create_directories(dir);
   const auto j = count_json("", "--n 11 --threads 2 --task-stats " + dir + "/t.csv");
   ASSERT_TRUE(j.contains("subproblems"));

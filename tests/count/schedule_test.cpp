@@ -11,6 +11,8 @@
 #include <numeric>
 #include <random>
 
+#include "tests/cli_runner.hpp"
+
 namespace nq {
 namespace {
 
@@ -270,9 +272,9 @@ TEST(DealerSimulator, OneRankTakesTheSumAndASlowRootIsTheBottleneck) {
 // there are), at most 1/256 of the plan over all the threads a thread, never more than is left.
 TEST(DealerBatch, ATaskForEveryThreadAndASmallShareOfThePlan) {
   const std::size_t plan = std::size_t{1} << 21, all = 1024 * 64;
-  EXPECT_EQ(dealer_batch(plan, plan, 64, all), 64u);   // 2^21 / (64 * 65536) < 1: one a thread
+  EXPECT_EQ(dealer_batch(plan, plan, 64, all), 64u);     // 2^21 / (64 * 65536) < 1: one a thread
   EXPECT_EQ(dealer_batch(plan, plan, 8, 1024), 8u * 8);  // the cap, 1/256 of the plan's share
-  EXPECT_EQ(dealer_batch(40, plan, 64, all), 40u);      // what is left
+  EXPECT_EQ(dealer_batch(40, plan, 64, all), 40u);       // what is left
   EXPECT_EQ(dealer_batch(1, 1, 1, 1), 1u);
   EXPECT_EQ(dealer_batch(100000, 100000, 1, 4), 97u);  // guided 6250, capped at 100000 / 1024
   EXPECT_EQ(dealer_batch(100, 100000, 1, 4), 6u);      // near the end, guided: 100 / 16
@@ -423,7 +425,7 @@ TEST(Simulator, PlanOrderReplaysContiguousBlocks) {
 }
 
 TEST(Simulator, ReadsTaskStatsAndRejectsOtherFiles) {
-  const std::string path = ::testing::TempDir() + "nq_stats_" + std::to_string(getpid()) + ".csv";
+  const std::string path = test::temp_path("stats.csv");
   {
     std::ofstream f(path);
     f << "id,nodes,seconds,estimate\n1,10,0.5,7\n0,20,0.25,9\n";
@@ -466,7 +468,7 @@ TEST(Simulator, ReadsBackTheTaskStatsItsWriterFormats) {
   }
   const std::string text = format_task_stats(tasks);
   EXPECT_EQ(text.rfind(std::string(kTaskStatsHeader) + "\n", 0), 0u) << text;
-  const std::string path = ::testing::TempDir() + "nq_stats_rt_" + std::to_string(getpid());
+  const std::string path = test::temp_path("stats_rt");
   std::ofstream(path) << text;
   const auto back = read_task_stats(path);
   std::remove(path.c_str());
