@@ -706,8 +706,12 @@ inline void transpose64(std::uint64_t* a) {
 // slices, so a member of the small side costs a fixed chunks_of(bits) ANDs, without a
 // branch per occupied diagonal. 7 bits: the tables of a 512-member block (128 entries of 64
 // bytes per chunk, 5 chunks for the 34 diagonals of n = 18) take 40 KB, inside the 48 KB L1 of
-// the machines measured; against 6 bits (6 chunks, 24 KB) the pair counting took 5% less time
-// at n = 18, 19 and 20 (one thread, CPU time over sampled subproblems).
+// the machines measured then (the notes called them Zen 5); against 6 bits (6 chunks, 24 KB) the
+// pair counting took 5% less time at n = 18, 19 and 20 (one thread, CPU time over sampled
+// subproblems). The Zen 4 VM of 2026-11-26 has a 32 KB L1, which the 8-bit last chunk below
+// overflows at n = 22 (40 KB); 7-bit chunks only (a fifth load, 32 KB) took the same time
+// within its noise (nq_bench_join, 4 rounds on both cores at once, against the 8-bit last
+// chunk: n = 20 0.999, 21 long 1.048, 22 long 0.976, medians of 8).
 inline constexpr int kChunkBits = 7;
 inline constexpr int kChunkValues = 1 << kChunkBits;
 // Table entries are 64 bytes apart for W = 4 too (half of each unused), so that one set of
@@ -915,10 +919,9 @@ struct SieveScratch {
   std::vector<std::uint16_t> keys;
   std::vector<std::uint32_t> counts;  // sieve_sort's histograms and cursors
   std::vector<Range> visit;
-  std::vector<std::uint64_t> lanes;  // the visits' lanes, 8 words each
-  std::vector<std::uint64_t> part;   // the sliced members one class of visits meets
-  std::vector<std::uint64_t> pairs;  // cuts_by_pairs' bit sets of sampled pairs
-  std::vector<std::uint32_t> part_start;
+  std::vector<std::uint64_t> lanes;       // the visits' lanes, 8 words each
+  std::vector<std::uint64_t> pairs;       // cuts_by_pairs' bit sets of sampled pairs
+  std::vector<std::uint32_t> part_start;  // the groups' starts among the members one vl meets
 };
 
 // Word w of the 512-bit mask with bits [from, to) set (w within them).
@@ -1201,16 +1204,20 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   // members' cut diagonals are sliced too (lanes[j]: the members that leave cut diagonal j
   // free), and a group v of the other side visits the block when it misses the diagonals that
   // all the block's members occupy, with the lanes whose members miss v's.
-  //   blocks(sliced, starts, low, vl): the blocks of `sliced` (group u at [starts[u],
-  // starts[u + 1])) against the groups v of the other side whose key bits under `low` are vl.
-  auto blocks = [&](const std::uint64_t* sliced, const std::uint32_t* starts, std::uint32_t low,
-                    std::uint32_t vl) {
+  //   blocks(starts, low, vl): the blocks of the sliced members that the groups v of the other
+  // side whose key bits under `low` are vl can meet (group u at [starts[u], starts[u + 1]) of
+  // them: all of sc.a for vl = 0, else only the groups u that miss vl, in order) against those
+  // groups v. For vl != 0 a block's members are gathered from sc.a into a buffer of 512 (in L1)
+  // as its groups are met; a copy of all of them for each vl took as long (the copy's cost is
+  // reading sc.a) and 8 bytes a placement of scratch.
+  auto blocks = [&](const std::uint32_t* starts, std::uint32_t low, std::uint32_t vl) {
     const std::size_t n = starts[groups];
     std::uint64_t sum = 0;
     std::uint32_t first = 0;  // the first group that reaches into the block
+    alignas(64) std::uint64_t gathered[512];
     for (std::size_t lo = 0; lo < n; lo += 512) {
       const std::size_t count = std::min<std::size_t>(512, n - lo), hi = lo + count;
-      std::uint64_t lanes[kMaxCuts][8];
+      alignas(64) std::uint64_t lanes[kMaxCuts][8];
       for (int j = 0; j < c; ++j) std::fill(lanes[j], lanes[j] + 8, 0ull);
       std::uint32_t all_of = groups - 1, any_of = 0;  // the cut diagonals all / some members use
       while (starts[first + 1] <= lo) ++first;
@@ -1220,6 +1227,9 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
         if (from == to) continue;
         all_of &= u;
         any_of |= u;
+        if (vl != 0)
+          std::memcpy(gathered + from, sc.a.data() + sc.a_start[u] + (lo + from - starts[u]),
+                      (to - from) * sizeof(std::uint64_t));
         // The group's lanes, a word at a time, into the cut diagonals it leaves free (with the
         // range's masks made again for each cut diagonal, the blocks' setup took 6.6% of
         // nq_bench_join's time at n = 22; 3.7% since).
@@ -1230,32 +1240,47 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
         }
       }
       sc.visit.clear();
-      sc.lanes.clear();
       const std::uint32_t free = (groups - 1) & ~all_of & ~low;
-      for (std::uint32_t vh = free;; vh = (vh - 1) & free) {
+      // The visiting groups v = vh | vl, vh every subset of `free` in ascending order, with the
+      // lanes of the block's members that miss v's cut diagonals (meet). Each subset's lanes are
+      // its parent's (the subset without its lowest bit) ANDed with one cut diagonal's: in
+      // ascending order the parent is the last subset made with one bit fewer, so the lanes are
+      // a stack by popcount, one AND a visiting group instead of one per cut diagonal it holds.
+      // At most one visit a subset, each with its 8 words of lanes, stored in place (appended
+      // to a vector, each visit's 64 bytes were a call to memmove). nq_bench_join, one thread
+      // each on the two cores at once and then swapped, 8 rounds, against the per-diagonal ANDs
+      // and a copy of the members for each vl: n = 18 0.990, 20 0.988, 21 long 0.989, 22 long
+      // 0.976 (medians of 16).
+      const std::size_t most = std::size_t{8} << std::popcount(free);
+      if (sc.lanes.size() < most) sc.lanes.resize(most);
+      std::uint64_t* lanes_out = sc.lanes.data();
+      alignas(64) std::uint64_t meet[kMaxCuts + 1][8];
+      std::fill(meet[0], meet[0] + 8, ~0ull);
+      for (std::uint32_t m = vl & any_of; m != 0; m &= m - 1)
+        for (int w = 0; w < 8; ++w) meet[0][w] &= lanes[std::countr_zero(m)][w];
+      for (std::uint32_t vh = 0;; vh = (vh - free) & free) {
+        const int depth = std::popcount(vh);
+        if (vh != 0)
+          for (int w = 0, j = std::countr_zero(vh); w < 8; ++w)
+            meet[depth][w] = meet[depth - 1][w] & lanes[j][w];
         const std::uint32_t v = vh | vl;
         const std::uint32_t b0 = sc.b_start[v], b1 = sc.b_start[v + 1];
         if (b0 != b1) {
-          std::uint64_t meet[8];
-          std::fill(meet, meet + 8, ~0ull);
-          std::uint64_t any = ~0ull;
-          for (std::uint32_t m = v & any_of; m != 0; m &= m - 1) {
-            const int j = std::countr_zero(m);
-            any = 0;
-            for (int w = 0; w < 8; ++w) any |= meet[w] &= lanes[j][w];
-          }
+          std::uint64_t any = 0;
+          for (int w = 0; w < 8; ++w) any |= meet[depth][w];
           if (any != 0) {
-            sc.visit.push_back({nullptr, sc.offsets.data() + b0 * chunks, b1 - b0});
-            sc.lanes.insert(sc.lanes.end(), meet, meet + 8);
+            sc.visit.push_back({nullptr, sc.offsets.data() + b0 * chunks, b1 - b0, lanes_out});
+            std::copy(meet[depth], meet[depth] + 8, lanes_out);
+            lanes_out += 8;
           }
         }
-        if (vh == 0) break;
+        if (vh == free) break;
       }
-      for (std::size_t r = 0; r < sc.visit.size(); ++r) sc.visit[r].lanes = sc.lanes.data() + 8 * r;
       if (sc.visit.empty()) continue;
-      sum += count <= 256 ? count_disjoint_sliced<4>(sliced + lo, count, sc.visit.data(),
+      const std::uint64_t* sliced = vl == 0 ? sc.a.data() + lo : gathered;
+      sum += count <= 256 ? count_disjoint_sliced<4>(sliced, count, sc.visit.data(),
                                                      sc.visit.size(), rest, sc.slices)
-                          : count_disjoint_sliced<8>(sliced + lo, count, sc.visit.data(),
+                          : count_disjoint_sliced<8>(sliced, count, sc.visit.data(),
                                                      sc.visit.size(), rest, sc.slices);
     }
     return sum;
@@ -1263,10 +1288,10 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   // A block's members share about its first log2(blocks) key bits; on the low ones they differ,
   // and a visiting group that occupies such a cut diagonal finds its lanes masked (two lanes in
   // three were, at n = 20). So the low `cl` key bits are settled beforehand: for each value vl
-  // of a visiting group's low bits, the sliced members whose low bits miss vl are copied out
-  // (each member once per such vl) and only those groups visit them. Measured with
-  // nq_bench_join against blocks alone: 1.13x at n = 19, 1.15x at n = 20; one low bit fewer
-  // or more, or more cuts (up to 12), did no better at n = 19 to 21.
+  // of a visiting group's low bits, the sliced members whose low bits miss vl are taken apart
+  // (each member once per such vl, gathered a block at a time) and only those groups visit them.
+  // Measured with nq_bench_join against blocks alone: 1.13x at n = 19, 1.15x at n = 20; one low bit
+  // fewer or more, or more cuts (up to 12), did no better at n = 19 to 21.
   //   A low bit settled saves lanes in proportion to the visiting side and costs copies in
   // proportion to the sliced one. At odd n the visiting side is often 2 to 16 times the sliced
   // one (the east half holds a queen more; weighted by pairs, in nq_bench_join 56 and 65% of
@@ -1287,19 +1312,17 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
     for (std::size_t q = nb / na; q > 1 && lopsided < 3; q >>= 1) ++lopsided;
   const int cl = std::clamp(c - high + lopsided + (useful >= 38 ? 1 : 0), 0, c);
   const std::uint32_t low = (1u << cl) - 1;
-  // vl = 0 meets every sliced member: counted in place, without a copy.
-  std::uint64_t total = blocks(sc.a.data(), sc.a_start.data(), low, 0);
+  // vl = 0 meets every sliced member: counted in place, without a gather.
+  std::uint64_t total = blocks(sc.a_start.data(), low, 0);
   sc.part_start.resize(groups + 1);
   for (std::uint32_t vl = 1; vl <= low; ++vl) {
-    sc.part.clear();
+    std::uint32_t at = 0;
     for (std::uint32_t u = 0; u < groups; ++u) {
-      sc.part_start[u] = static_cast<std::uint32_t>(sc.part.size());
-      if ((u & vl) == 0)
-        sc.part.insert(sc.part.end(), sc.a.begin() + sc.a_start[u],
-                       sc.a.begin() + sc.a_start[u + 1]);
+      sc.part_start[u] = at;
+      if ((u & vl) == 0) at += sc.a_start[u + 1] - sc.a_start[u];
     }
-    sc.part_start[groups] = static_cast<std::uint32_t>(sc.part.size());
-    total += blocks(sc.part.data(), sc.part_start.data(), low, vl);
+    sc.part_start[groups] = at;
+    total += blocks(sc.part_start.data(), low, vl);
   }
   return total;
 }
@@ -1342,7 +1365,7 @@ struct Scratch {
     reserve(sieve.offsets, size.leaves * chunks_of(2 * (n - 1)) + kOffsetsSlack);
     reserve(sieve.a, size.leaves);
     reserve(sieve.b, size.leaves);
-    reserve(sieve.part, size.leaves);
+    reserve(sieve.lanes, std::size_t{8} << kMaxCuts);
     reserve(sieve.part_start, (std::size_t{1} << kMaxCuts) + 1);
     reserve(sieve.a_start, (std::size_t{1} << kMaxCuts) + 1);
     reserve(sieve.b_start, (std::size_t{1} << kMaxCuts) + 1);
