@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
+#include <optional>
 #include <string>
 
 namespace nq::test {
@@ -29,21 +31,26 @@ inline std::string read_file(const std::string& path) {
 
 // This test process's own folder in the test temp folder (ctest runs each case in a process of
 // its own), made on first use and removed, with everything in it, when the process exits: a run
-// of the suite leaves nothing behind. A forked child leaves with _exit, which keeps the folder.
+// of the suite leaves nothing behind. A forked child that asks gets a folder of its own, and
+// never removes its parent's (a child that leaves with _exit keeps its own).
 inline const std::string& temp_folder() {
   struct Folder {
-    std::string path = ::testing::TempDir() + "nq_" + std::to_string(::getpid());
+    pid_t owner = ::getpid();
+    std::string path = ::testing::TempDir() + "nq_" + std::to_string(owner);
     Folder() {
       std::filesystem::remove_all(path);
       std::filesystem::create_directories(path);
     }
     ~Folder() {
       std::error_code ec;
-      std::filesystem::remove_all(path, ec);
+      if (::getpid() == owner) std::filesystem::remove_all(path, ec);
     }
   };
-  static const Folder folder;
-  return folder.path;
+  static std::mutex guard;
+  static std::optional<Folder> folder;
+  const std::lock_guard<std::mutex> lock(guard);
+  if (!folder || folder->owner != ::getpid()) folder.emplace();
+  return folder->path;
 }
 
 // A path in this process's temp folder; removed if it exists.

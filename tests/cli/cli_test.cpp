@@ -21,7 +21,10 @@ using namespace nq::test;  // nqcount, shell, Outcome, read_file, temp_path, ...
 
 // The files these tests make (stderr captures, journals, devices) live in a folder of the test
 // process's own, which goes when the process exits: a run of the suite leaves nothing behind.
+// The parent has its folder before the fork, so the child's exit must not take it.
 TEST(Cli, TestFilesGoWithTheTestProcess) {
+  const std::string mine = temp_path("mine.txt");
+  std::ofstream(mine) << "x";
   int pipe_fds[2];
   ASSERT_EQ(pipe(pipe_fds), 0);
   const pid_t pid = fork();
@@ -30,7 +33,9 @@ TEST(Cli, TestFilesGoWithTheTestProcess) {
     close(pipe_fds[0]);
     const std::string left = temp_path("left.txt");
     std::ofstream(left) << "x";
-    const char made = std::filesystem::exists(left) ? 'y' : 'n';
+    const bool own =
+        left.rfind(::testing::TempDir() + "nq_" + std::to_string(getpid()) + "/", 0) == 0;
+    const char made = own && std::filesystem::exists(left) ? 'y' : 'n';
     if (write(pipe_fds[1], &made, 1) != 1) _exit(3);
     std::exit(0);
   }
@@ -43,9 +48,11 @@ TEST(Cli, TestFilesGoWithTheTestProcess) {
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   EXPECT_EQ(made, 'y');
   EXPECT_FALSE(std::filesystem::exists(::testing::TempDir() + "nq_" + std::to_string(pid)));
-  // This process's folder is its own, and temp_path hands out paths inside it.
-  EXPECT_EQ(temp_path("x").rfind(temp_folder() + "/", 0), 0u);
-  EXPECT_TRUE(std::filesystem::is_directory(temp_folder()));
+  // This process's folder is its own, untouched by the child, and temp_path hands out paths
+  // inside it.
+  EXPECT_TRUE(std::filesystem::exists(mine));
+  EXPECT_EQ(mine.rfind(temp_folder() + "/", 0), 0u);
+  EXPECT_EQ(temp_folder(), ::testing::TempDir() + "nq_" + std::to_string(getpid()));
 }
 
 TEST(Cli, BadInputExitsTwoWithOneLine) {
