@@ -29,6 +29,11 @@ inline std::string read_file(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
 }
 
+// The temp folder of the test process `pid` (temp_folder below).
+inline std::string temp_folder_of(pid_t pid) {
+  return ::testing::TempDir() + "nq_" + std::to_string(pid);
+}
+
 // This test process's own folder in the test temp folder (ctest runs each case in a process of
 // its own), made on first use and removed, with everything in it, when the process exits: a run
 // of the suite leaves nothing behind. A forked child that asks gets a folder of its own, and
@@ -36,7 +41,7 @@ inline std::string read_file(const std::string& path) {
 inline const std::string& temp_folder() {
   struct Folder {
     pid_t owner = ::getpid();
-    std::string path = ::testing::TempDir() + "nq_" + std::to_string(owner);
+    std::string path = temp_folder_of(owner);
     Folder() {
       std::filesystem::remove_all(path);
       std::filesystem::create_directories(path);
@@ -57,6 +62,13 @@ inline const std::string& temp_folder() {
 inline std::string temp_path(const std::string& name) {
   const std::string p = temp_folder() + "/" + name;
   std::filesystem::remove_all(p);
+  return p;
+}
+
+// An empty folder in this process's temp folder.
+inline std::string temp_dir(const std::string& name) {
+  const std::string p = temp_path(name);
+  std::filesystem::create_directories(p);
   return p;
 }
 

@@ -22,6 +22,7 @@ namespace {
 using nq::test::nqcount;
 using nq::test::Outcome;
 using nq::test::shell;
+using nq::test::temp_dir;
 using nq::test::temp_path;
 
 enum class Kind {
@@ -205,8 +206,7 @@ std::vector<std::string> bad_values(const Opt& o) {
 }
 
 void expect_refused(const std::string& args) {
-  const std::string dir = temp_path("bad_input_dir");
-  std::filesystem::create_directory(dir);
+  const std::string dir = temp_dir("bad_input_dir");
   const Outcome r = shell("cd " + dir + " && exec " + std::string(NQCOUNT_BIN) + " " + args);
   EXPECT_EQ(r.status, 2) << args << ": " << r.err;
   EXPECT_EQ(r.err.rfind("nqcount: error: ", 0), 0u) << args << ": " << r.err;

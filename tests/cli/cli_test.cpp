@@ -33,8 +33,7 @@ TEST(Cli, TestFilesGoWithTheTestProcess) {
     close(pipe_fds[0]);
     const std::string left = temp_path("left.txt");
     std::ofstream(left) << "x";
-    const bool own =
-        left.rfind(::testing::TempDir() + "nq_" + std::to_string(getpid()) + "/", 0) == 0;
+    const bool own = left.rfind(temp_folder_of(getpid()) + "/", 0) == 0;
     const char made = own && std::filesystem::exists(left) ? 'y' : 'n';
     if (write(pipe_fds[1], &made, 1) != 1) _exit(3);
     std::exit(0);
@@ -47,12 +46,12 @@ TEST(Cli, TestFilesGoWithTheTestProcess) {
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   EXPECT_EQ(made, 'y');
-  EXPECT_FALSE(std::filesystem::exists(::testing::TempDir() + "nq_" + std::to_string(pid)));
+  EXPECT_FALSE(std::filesystem::exists(temp_folder_of(pid)));
   // This process's folder is its own, untouched by the child, and temp_path hands out paths
   // inside it.
   EXPECT_TRUE(std::filesystem::exists(mine));
   EXPECT_EQ(mine.rfind(temp_folder() + "/", 0), 0u);
-  EXPECT_EQ(temp_folder(), ::testing::TempDir() + "nq_" + std::to_string(getpid()));
+  EXPECT_EQ(temp_folder(), temp_folder_of(getpid()));
 }
 
 TEST(Cli, BadInputExitsTwoWithOneLine) {

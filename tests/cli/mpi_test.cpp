@@ -339,8 +339,7 @@ TEST(SlowSlurmScript, ThreadsFromSlurmCheckpointOnSharedStorageAndRequeueOnTimeo
 }
 
 TEST(Mpi, SlurmScriptRunsTheSameCommandLineUnderMpirunAndRefusesBadSettings) {
-  const std::string dir = temp_path("slurm-mpirun");
-  std::filesystem::create_directories(dir);
+  const std::string dir = temp_dir("slurm-mpirun");
   const Outcome r =
       shell("cd " + dir +
             " && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "

@@ -23,10 +23,7 @@ using namespace nq::test;  // nqcount, shell, Outcome, read_file, temp_path, ...
 
 // A fresh folder for one test.
 std::string scratch(const std::string& name) {
-  const std::string dir = temp_path(name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return temp_dir(name);
 }
 
 // Our own copy of a character device (1,3 is null, 1,7 is full); false when mknod is not

@@ -48,29 +48,10 @@ std::string read(const fs::path& p) {
   return {(std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()};
 }
 
-std::string scratch_prefix() {
-  return "nq_solve_cli_" + std::to_string(::getpid()) + "_";
-}
-
-// Removes this process's scratch folders once its tests are done.
-class RemoveScratch : public ::testing::Environment {
- public:
-  void TearDown() override {
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(::testing::TempDir(), ec))
-      if (entry.path().filename().string().rfind(scratch_prefix(), 0) == 0)
-        fs::remove_all(entry.path(), ec);
-  }
-};
-[[maybe_unused]] ::testing::Environment* const kRemoveScratch =
-    ::testing::AddGlobalTestEnvironment(new RemoveScratch);
-
+// This process's own (the same test of another build or checkout may run beside it), removed
+// with the process's temp folder.
 fs::path scratch(const std::string& name) {
-  // This process's own: the same test of another build or checkout may run beside it.
-  const fs::path dir = fs::path(::testing::TempDir()) / (scratch_prefix() + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return temp_dir(name);
 }
 
 TEST(SolveCli, BadInputExitsTwoWithOneLine) {

@@ -22,10 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string scratch(const std::string& name) {
-  const std::string dir = test::temp_path(name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return test::temp_dir(name);
 }
 
 TEST(ParseDecimal, DigitsOnlyNoLeadingZeroWithinTheBound) {

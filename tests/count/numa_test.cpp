@@ -284,8 +284,7 @@ TEST(Numa, ScalingScriptWritesCsvAndPlot) {
 }
 
 TEST(Numa, SimulateScalingScriptSweepsTheWorkers) {
-  const std::string dir = temp_path("simscaling");
-  std::filesystem::create_directories(dir);
+  const std::string dir = temp_dir("simscaling");
   const auto j = count_json("", "--n 11 --threads 2 --task-stats " + dir + "/t.csv");
   ASSERT_TRUE(j.contains("subproblems"));
   const Outcome r = shell(script("simulate-scaling") + " " + dir + "/t.csv --procs 8 --json");
