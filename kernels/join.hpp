@@ -217,12 +217,12 @@ inline std::uint64_t enumerate_half(const Board& b, Mask half, bool east, std::v
 
 // A settled half (every row's half fixed by the subproblem: no row has squares in both, as in
 // the row-split plan) is enumerated by meeting in the middle inside the half. Its rows are cut
-// into a top and a bottom part; the bottom part's placements are enumerated on their own and
-// bucketed by the columns they use, and the top part is walked depth first, each top placement
-// joined with the bottom bucket holding exactly the half's other columns, a candidate pair kept
-// when their diagonals are disjoint. Each check is a few branch-free operations, against about
-// six search nodes per placement for a plain search over the half's rows (measured: the join
-// alone took 1.3x less time at n = 18).
+// into a top and a bottom part; the bottom part's placements are made on their own (from two
+// sub-parts, make_bottom) and bucketed by the columns they use, and the top part is walked
+// depth first, each top placement joined with the bottom bucket holding exactly the half's other
+// columns, a candidate pair kept when their diagonals are disjoint. Each check is a few branch-free
+// operations, against about six search nodes per placement for a plain search over the half's rows
+// (measured: the join alone took 1.3x less time at n = 18).
 //
 // The half comes out as a stream: the walk stops when the next top placement's bucket would
 // not fit in the caller's chunk, and resumes there on the next call. So a half of any size
@@ -378,14 +378,63 @@ std::uint32_t join_bucket(const std::uint64_t* clash, const std::uint64_t* patte
   return n;
 }
 
+// A bottom part is made from two sub-parts, the placements of its upper rows and those of its
+// lower rows, each bucketed by its packed columns: the bottom bucket of columns S is every pair
+// of an upper placement on some S1 in S and a lower one on S \ S1 whose diagonals miss each
+// other, made in bucket order (make_bottom). So a bottom placement costs a share of one vector
+// test instead of a few nodes of a depth-first walk (each a coin toss for the branch predictor)
+// and a counting sort. Whole counts on 2 threads, alternated with the walk, medians of six:
+// n = 16 0.922, 17 0.883, 18 0.884; nq_bench_join (its runs make a bottom part more often
+// than a count does), both cores at once and then swapped, 3 rounds, medians of 6: n = 18
+// 0.804, 19 0.910, 20 0.945, 21 long 0.997, 22 long 0.981.
+//   The sub-parts, upper then lower in one set of arrays: their diagonals where the other
+// sub-part's can meet them (`meet`, DiagonalWindow from the lower part's first row), in the
+// bottom part's window (`clash`) and crossing bits.
+struct SubParts {
+  std::vector<std::uint64_t> meet, clash, pattern;
+  std::vector<std::uint32_t> upper_start, lower_start;  // lower_start from the first lower one
+};
+
+// For one upper sub-part (meet um, clash uc, pattern up): the lower ones [lo, hi) whose
+// diagonals miss it, combined (clash and pattern ORed) and written to dc and dp; returns how
+// many. dc and dp need room for hi - lo + 8.
+inline std::uint32_t join_sub(const SubParts& sub, std::uint32_t lo, std::uint32_t hi,
+                              std::uint64_t um, std::uint64_t uc, std::uint64_t up,
+                              std::uint64_t* dc, std::uint64_t* dp) {
+  std::uint32_t n = 0;
+#ifdef NQ_JOIN_AVX512
+  const __m512i m = _mm512_set1_epi64(static_cast<long long>(um));
+  const __m512i c = _mm512_set1_epi64(static_cast<long long>(uc));
+  const __m512i p = _mm512_set1_epi64(static_cast<long long>(up));
+  for (std::uint32_t j = lo; j < hi; j += 8) {
+    const __mmask8 in = hi - j >= 8 ? __mmask8{0xff} : static_cast<__mmask8>((1u << (hi - j)) - 1);
+    const __mmask8 keep =
+        _mm512_mask_testn_epi64_mask(in, _mm512_maskz_loadu_epi64(in, sub.meet.data() + j), m);
+    const __m512i lc = _mm512_maskz_loadu_epi64(in, sub.clash.data() + j);
+    const __m512i lp = _mm512_maskz_loadu_epi64(in, sub.pattern.data() + j);
+    _mm512_storeu_si512(dc + n, _mm512_maskz_compress_epi64(keep, _mm512_or_si512(lc, c)));
+    _mm512_storeu_si512(dp + n, _mm512_maskz_compress_epi64(keep, _mm512_or_si512(lp, p)));
+    n += static_cast<std::uint32_t>(std::popcount(static_cast<unsigned>(keep)));
+  }
+#else
+  for (std::uint32_t j = lo; j < hi; ++j) {
+    dc[n] = uc | sub.clash[j];
+    dp[n] = up | sub.pattern[j];
+    n += (um & sub.meet[j]) == 0;
+  }
+#endif
+  return n;
+}
+
 // A half's bucketed bottom part, kept for the next subproblem: subproblems that follow each
 // other in the row-split plan mostly share a half's bottom rows (the plan is in colex order of
 // E), and then only the top part is walked again. Counted on one thread: the west and east
 // bottom parts were made 1,194 and 1,828 times for n = 18's 12,283 subproblems, 1,897 and 3,139
 // times for n = 20's 46,508.
 struct HalfScratch {
-  std::vector<Part> bottom;
-  SortedParts sorted;
+  std::vector<Part> bottom;  // a sub-part's placements, before they are bucketed
+  SubParts sub;
+  SortedParts sorted;  // at least start[2^k] entries (the buckets' ends)
   std::vector<std::uint32_t> start;
   // What `sorted` and `start` were built for.
   bool valid = false;
@@ -415,6 +464,78 @@ struct HalfScratch {
     }
   }
 };
+
+// The bottom part of rows row_of[0..count) (count >= 1) of a half of k columns, into hs.sorted
+// and hs.start (bucketed by packed columns), from its two sub-parts (SubParts above). Returns
+// false (hs.sorted partly written) past `limit` placements, or when the sub-parts have more than
+// limit / 4 in all. Then hs.bottom and hs.sub hold at most limit / 4 placements, and hs.sorted
+// at most limit + limit / 4 + 8 (a last lower bucket's worth past the limit, and the vector
+// stores' slack): the bound of join_scratch_bytes (kernels.hpp).
+inline bool make_bottom(const int* row_of, const Mask* squares, int count, Mask half, int k,
+                        const std::uint64_t (*bits)[kMaxN], std::size_t limit, HalfScratch& hs) {
+  const int upper = count / 2;
+  const DiagonalWindow clash_window(row_of[0], half), meet_window(row_of[upper], half);
+  SubParts& sub = hs.sub;
+  const std::uint32_t buckets = 1u << k;
+  std::size_t room = limit / 4;
+  auto make = [&](int first, int rows, std::vector<std::uint32_t>& start) {
+    hs.bottom.clear();
+    if (rows == 0)
+      hs.bottom.push_back({0, 0, 0, 0});
+    else if (!enumerate_part(row_of + first, squares + first, rows, half, bits + first, room,
+                             hs.bottom))
+      return false;
+    const std::size_t n = hs.bottom.size(), base = sub.meet.size();
+    if (n > room) return false;  // rows == 0 with no room
+    room -= n;
+    for (std::vector<std::uint64_t>* v : {&sub.meet, &sub.clash, &sub.pattern}) v->resize(base + n);
+    counting_sort(
+        n, buckets, start, [&](std::size_t i) { return hs.bottom[i].cols; },
+        [&](std::size_t i, std::uint32_t at) {
+          const Part& q = hs.bottom[i];
+          sub.meet[base + at] = meet_window(q.anti, q.main);
+          sub.clash[base + at] = clash_window(q.anti, q.main);
+          sub.pattern[base + at] = q.pattern;
+        });
+    return true;
+  };
+  for (std::vector<std::uint64_t>* v : {&sub.meet, &sub.clash, &sub.pattern}) v->clear();
+  if (!make(0, upper, sub.upper_start)) return false;
+  const auto lower_base = static_cast<std::uint32_t>(sub.meet.size());
+  if (!make(upper, count - upper, sub.lower_start)) return false;
+  std::vector<std::uint64_t>& clash = hs.sorted.clash;
+  std::vector<std::uint64_t>& pattern = hs.sorted.pattern;
+  const std::size_t most = limit + limit / 4 + 8;
+  hs.start.resize(buckets + 1);
+  std::size_t n = 0;
+  for (std::uint32_t s = 0; s < buckets; ++s) {
+    hs.start[s] = static_cast<std::uint32_t>(n);
+    if (std::popcount(s) != count) continue;
+    for (std::uint32_t s1 = s;; s1 = (s1 - 1) & s) {  // every subset of s
+      if (std::popcount(s1) == upper) {
+        const std::uint32_t u0 = sub.upper_start[s1], u1 = sub.upper_start[s1 + 1];
+        const std::uint32_t l0 = lower_base + sub.lower_start[s ^ s1];
+        const std::uint32_t l1 = lower_base + sub.lower_start[(s ^ s1) + 1];
+        if (u0 != u1 && l0 != l1)
+          for (std::uint32_t u = u0; u < u1; ++u) {
+            if (n > limit) return false;
+            const std::size_t need = n + (l1 - l0) + 8;  // at most `most`
+            if (clash.size() < need) {
+              const std::size_t grown = std::min(most, std::max(need, 2 * clash.size()));
+              clash.resize(grown);
+              pattern.resize(grown);
+            }
+            n += join_sub(sub, l0, l1, sub.meet[u], sub.clash[u], sub.pattern[u], clash.data() + n,
+                          pattern.data() + n);
+          }
+      }
+      if (s1 == 0) break;
+    }
+  }
+  if (n > limit) return false;
+  hs.start[buckets] = static_cast<std::uint32_t>(n);
+  return true;
+}
 
 // One settled half as a resumable stream of its placements' crossing bits.
 struct SettledHalf {
@@ -483,22 +604,9 @@ struct SettledHalf {
       top = hs.top_rows;  // the previous subproblem's bottom, moved down for its size
     for (; top < k; ++top) {
       if (hs.same_bottom(b, h, k, top, row_of, squares)) return true;
-      // Bucket the bottom parts by their packed columns (counting sort).
       hs.valid = false;
-      hs.bottom.clear();
-      if (!enumerate_part(row_of + top, squares + top, k - top, h, bits + top, parts_limit,
-                          hs.bottom))
+      if (!make_bottom(row_of + top, squares + top, k - top, h, k, bits + top, parts_limit, hs))
         continue;  // too large: one row more in the top part
-      const std::size_t nb = hs.bottom.size();
-      hs.sorted.clash.resize(nb);
-      hs.sorted.pattern.resize(nb);
-      const DiagonalWindow window(row_of[top], h);
-      counting_sort(
-          nb, 1u << k, hs.start, [&](std::size_t i) { return hs.bottom[i].cols; },
-          [&](std::size_t i, std::uint32_t at) {
-            hs.sorted.clash[at] = window(hs.bottom[i].anti, hs.bottom[i].main);
-            hs.sorted.pattern[at] = hs.bottom[i].pattern;
-          });
       hs.remember(b, h, k, top, row_of, squares);
       return true;
     }
@@ -1394,10 +1502,14 @@ struct Scratch {
     reserve(sieve.counts, std::size_t{8} << kMaxCuts);
     reserve(sieve.keys, size.leaves);
     for (HalfScratch* hs : {&east_half, &west_half}) {
-      reserve(hs->bottom, size.parts);
-      reserve(hs->sorted.clash, size.parts);
-      reserve(hs->sorted.pattern, size.parts);
+      reserve(hs->bottom, size.parts / 4 + 1);
+      for (std::vector<std::uint64_t>* v : {&hs->sub.meet, &hs->sub.clash, &hs->sub.pattern})
+        reserve(*v, size.parts / 4 + 1);
+      reserve(hs->sorted.clash, size.parts + size.parts / 4 + 8);
+      reserve(hs->sorted.pattern, size.parts + size.parts / 4 + 8);
       reserve(hs->start, buckets);
+      reserve(hs->sub.upper_start, buckets);
+      reserve(hs->sub.lower_start, buckets);
     }
     // The batches of top placements, at most kJoinTopBatch, reserved at the largest half's
     // placements (a half has far fewer top placements than placements: about 13,000 against

@@ -71,13 +71,15 @@ inline constexpr std::size_t kJoinTopBatch = std::size_t{1} << 15;
 // The join's scratch for one thread, in bytes, for chunks of up to `leaves` placements and
 // bottom parts of up to `parts`: per placement, both halves' chunks and the sieve's copies of
 // them (8 bytes each), and the general path's leaves (16) and bucket starts (4), and the sieve's
-// keys (2); per part, both halves' bottom parts (32) and their sorted copies (16); per top
-// placement of a batch, both halves' two copies (24 each) and keys (4); and 2 MiB for the
-// bottom parts' and the batches' bucket starts (2^16 + 1 of 4 bytes each, a half), the slice
-// tables and the sieve's group arrays (2^12 groups, and 64 bytes of lanes a group).
+// keys (2); per part, both halves' bottom parts (16 a placement, for up to 1.25 per part: 20)
+// and the sub-parts they are made from (at most a quarter as many: their placements, 32, and
+// bucketed copies, 24: 14); per top placement of a batch, both halves' two copies (24 each) and
+// keys (4); and 3 MiB for the bucket starts of the bottom parts, their sub-parts and the batches
+// (2^16 + 1 of 4 bytes each, four a half), the slice tables and the sieve's group arrays (2^12
+// groups, and 64 bytes of lanes a group).
 constexpr std::size_t join_scratch_bytes(std::size_t leaves, std::size_t parts) {
-  return leaves * (2 * (8 + 8 + 16 + 4) + 2) + parts * 2 * (32 + 16) +
-         kJoinTopBatch * 2 * (24 + 24 + 4) + (std::size_t{2} << 20);
+  return leaves * (2 * (8 + 8 + 16 + 4) + 2) + parts * 2 * (20 + 14) +
+         kJoinTopBatch * 2 * (24 + 24 + 4) + (std::size_t{3} << 20);
 }
 inline constexpr std::size_t kJoinScratchBytes = join_scratch_bytes(kJoinMaxLeaves, kJoinMaxParts);
 // The largest half-board (placements) and the largest bottom part of one (join.hpp) over a
