@@ -598,8 +598,13 @@ struct SettledHalf {
     // a longer top walk on all of them): over runs of 40 to 120 consecutive subproblems, one
     // thread, alternated, 3 to 4% less time at n = 21 and 22, the same within the noise at
     // n = 23; k/2 at 9 and 10 rows was slower, by 3% in whole counts at n = 18 and 11% over
-    // runs at n = 20.
-    top = k >= 11 ? k / 2 : std::max(1, k / 2 - 1);
+    // runs at n = 20. Since bottom parts come from sub-parts (make_bottom), a larger one costs
+    // less, and 11 rows take k/2 - 1 again: n = 21 whole counts on 2 threads, alternated,
+    // 132.95 and 132.97 s against 138.48 and 138.59 (0.960); nq_bench_join at n = 22, pairs on
+    // both cores, 0.980 and 0.994 on the long runs and 1.009 on the short ones (medians of 4).
+    // From 12 rows it stays k/2 (not measured; n = 23's west half has 11 rows, and takes
+    // k/2 - 1, not measured there either).
+    top = k >= 12 ? k / 2 : std::max(1, k / 2 - 1);
     if (hs.valid && hs.top_rows > top && hs.same_bottom(b, h, k, hs.top_rows, row_of, squares))
       top = hs.top_rows;  // the previous subproblem's bottom, moved down for its size
     for (; top < k; ++top) {
