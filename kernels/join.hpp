@@ -386,7 +386,9 @@ std::uint32_t join_bucket(const std::uint64_t* clash, const std::uint64_t* patte
 // and a counting sort. Whole counts on 2 threads, alternated with the walk, medians of six:
 // n = 16 0.922, 17 0.883, 18 0.884; nq_bench_join (its runs make a bottom part more often
 // than a count does), both cores at once and then swapped, 3 rounds, medians of 6: n = 18
-// 0.804, 19 0.910, 20 0.945, 21 long 0.997, 22 long 0.981.
+// 0.804, 19 0.910, 20 0.945, 21 long 0.997, 22 long 0.981. Two upper placements against each
+// load of lower ones (join_sub<2>), against one: whole counts n = 16 0.955, 17 0.938, 18 0.987
+// (medians of eight, alternated); nq_bench_join n = 19 0.991, 20 1.000 (medians of 6).
 //   The sub-parts, upper then lower in one set of arrays: their diagonals where the other
 // sub-part's can meet them (`meet`, DiagonalWindow from the lower part's first row), in the
 // bottom part's window (`clash`) and crossing bits.
@@ -395,33 +397,41 @@ struct SubParts {
   std::vector<std::uint32_t> upper_start, lower_start;  // lower_start from the first lower one
 };
 
-// For one upper sub-part (meet um, clash uc, pattern up): the lower ones [lo, hi) whose
-// diagonals miss it, combined (clash and pattern ORed) and written to dc and dp; returns how
-// many. dc and dp need room for hi - lo + 8.
-inline std::uint32_t join_sub(const SubParts& sub, std::uint32_t lo, std::uint32_t hi,
-                              std::uint64_t um, std::uint64_t uc, std::uint64_t up,
-                              std::uint64_t* dc, std::uint64_t* dp) {
+// For T upper sub-parts at once (meets um, clashes uc, patterns up; each lower one read once
+// for all T): the lower ones [lo, hi) whose diagonals miss each, combined (clash and pattern
+// ORed) and written to dc and dp; returns how many in all. dc and dp need room for
+// T (hi - lo) + 8.
+template <int T>
+std::uint32_t join_sub(const SubParts& sub, std::uint32_t lo, std::uint32_t hi,
+                       const std::uint64_t* um, const std::uint64_t* uc, const std::uint64_t* up,
+                       std::uint64_t* dc, std::uint64_t* dp) {
   std::uint32_t n = 0;
 #ifdef NQ_JOIN_AVX512
-  const __m512i m = _mm512_set1_epi64(static_cast<long long>(um));
-  const __m512i c = _mm512_set1_epi64(static_cast<long long>(uc));
-  const __m512i p = _mm512_set1_epi64(static_cast<long long>(up));
+  __m512i m[T], c[T], p[T];
+  for (int i = 0; i < T; ++i) {
+    m[i] = _mm512_set1_epi64(static_cast<long long>(um[i]));
+    c[i] = _mm512_set1_epi64(static_cast<long long>(uc[i]));
+    p[i] = _mm512_set1_epi64(static_cast<long long>(up[i]));
+  }
   for (std::uint32_t j = lo; j < hi; j += 8) {
     const __mmask8 in = hi - j >= 8 ? __mmask8{0xff} : static_cast<__mmask8>((1u << (hi - j)) - 1);
-    const __mmask8 keep =
-        _mm512_mask_testn_epi64_mask(in, _mm512_maskz_loadu_epi64(in, sub.meet.data() + j), m);
+    const __m512i lm = _mm512_maskz_loadu_epi64(in, sub.meet.data() + j);
     const __m512i lc = _mm512_maskz_loadu_epi64(in, sub.clash.data() + j);
     const __m512i lp = _mm512_maskz_loadu_epi64(in, sub.pattern.data() + j);
-    _mm512_storeu_si512(dc + n, _mm512_maskz_compress_epi64(keep, _mm512_or_si512(lc, c)));
-    _mm512_storeu_si512(dp + n, _mm512_maskz_compress_epi64(keep, _mm512_or_si512(lp, p)));
-    n += static_cast<std::uint32_t>(std::popcount(static_cast<unsigned>(keep)));
+    for (int i = 0; i < T; ++i) {
+      const __mmask8 keep = _mm512_mask_testn_epi64_mask(in, lm, m[i]);
+      _mm512_storeu_si512(dc + n, _mm512_maskz_compress_epi64(keep, _mm512_or_si512(lc, c[i])));
+      _mm512_storeu_si512(dp + n, _mm512_maskz_compress_epi64(keep, _mm512_or_si512(lp, p[i])));
+      n += static_cast<std::uint32_t>(std::popcount(static_cast<unsigned>(keep)));
+    }
   }
 #else
-  for (std::uint32_t j = lo; j < hi; ++j) {
-    dc[n] = uc | sub.clash[j];
-    dp[n] = up | sub.pattern[j];
-    n += (um & sub.meet[j]) == 0;
-  }
+  for (int i = 0; i < T; ++i)
+    for (std::uint32_t j = lo; j < hi; ++j) {
+      dc[n] = uc[i] | sub.clash[j];
+      dp[n] = up[i] | sub.pattern[j];
+      n += (um[i] & sub.meet[j]) == 0;
+    }
 #endif
   return n;
 }
@@ -517,16 +527,21 @@ inline bool make_bottom(const int* row_of, const Mask* squares, int count, Mask 
         const std::uint32_t l0 = lower_base + sub.lower_start[s ^ s1];
         const std::uint32_t l1 = lower_base + sub.lower_start[(s ^ s1) + 1];
         if (u0 != u1 && l0 != l1)
-          for (std::uint32_t u = u0; u < u1; ++u) {
+          for (std::uint32_t u = u0; u < u1;) {
             if (n > limit) return false;
-            const std::size_t need = n + (l1 - l0) + 8;  // at most `most`
+            // Two upper ones at a time where both are left and their output fits (always one).
+            const bool two = u + 1 < u1 && n + 2 * (l1 - l0) + 8 <= most;
+            const std::size_t need = n + (two ? 2 : 1) * (l1 - l0) + 8;  // at most `most`
             if (clash.size() < need) {
               const std::size_t grown = std::min(most, std::max(need, 2 * clash.size()));
               clash.resize(grown);
               pattern.resize(grown);
             }
-            n += join_sub(sub, l0, l1, sub.meet[u], sub.clash[u], sub.pattern[u], clash.data() + n,
-                          pattern.data() + n);
+            const std::uint64_t *um = sub.meet.data() + u, *uc = sub.clash.data() + u,
+                                *up = sub.pattern.data() + u;
+            n += two ? join_sub<2>(sub, l0, l1, um, uc, up, clash.data() + n, pattern.data() + n)
+                     : join_sub<1>(sub, l0, l1, um, uc, up, clash.data() + n, pattern.data() + n);
+            u += two ? 2 : 1;
           }
       }
       if (s1 == 0) break;
