@@ -21,11 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace nq::test;  // nqcount, shell, Outcome, read_file, temp_path, ...
 
-// A fresh folder for one test.
-std::string scratch(const std::string& name) {
-  return temp_dir(name);
-}
-
 // Our own copy of a character device (1,3 is null, 1,7 is full); false when mknod is not
 // allowed here (not root, or a container without the capability).
 bool make_device(const std::string& path, unsigned minor) {
@@ -45,7 +40,7 @@ void expect_one_error_line(const Outcome& r, const std::string& must_contain) {
 }
 
 TEST(OutputFiles, NullDeviceStaysADevice) {
-  const std::string dir = scratch("null");
+  const std::string dir = temp_dir("null");
   const std::string null = dir + "/null";
   if (!make_device(null, 3)) GTEST_SKIP() << "mknod is not allowed here";
   EXPECT_EQ(nqcount("--n 8 --threads 2 --task-stats " + null).status, 0);
@@ -60,7 +55,7 @@ TEST(OutputFiles, NullDeviceStaysADevice) {
 }
 
 TEST(OutputFiles, FullDeviceIsAWriteErrorNotSuccess) {
-  const std::string dir = scratch("full");
+  const std::string dir = temp_dir("full");
   const std::string full = dir + "/full";
   if (!make_device(full, 7)) GTEST_SKIP() << "mknod is not allowed here";
   // Task stats; solutions small and large (each writer: stdio, the formatted writer, the
@@ -78,7 +73,7 @@ TEST(OutputFiles, FullDeviceIsAWriteErrorNotSuccess) {
 // Standard output is an output too: a command whose printed result cannot be written (a full
 // device) says so and exits 2, whatever the command.
 TEST(OutputFiles, AFullStandardOutputIsAWriteError) {
-  const std::string dir = scratch("stdout-full");
+  const std::string dir = temp_dir("stdout-full");
   const std::string full = dir + "/full";
   if (!make_device(full, 7)) GTEST_SKIP() << "mknod is not allowed here";
   for (const char* command :
@@ -102,7 +97,7 @@ TEST(OutputFiles, AFullStandardOutputIsAWriteError) {
 
 // A FIFO that no process reads would block forever: refused at once instead.
 TEST(OutputFiles, AFifoWithoutAReaderIsRefusedNotAHang) {
-  const std::string dir = scratch("fifo-alone");
+  const std::string dir = temp_dir("fifo-alone");
   const std::string fifo = dir + "/pipe";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
   expect_one_error_line(nqcount("solve --n 8 --output " + fifo), "no process is reading");
@@ -110,7 +105,7 @@ TEST(OutputFiles, AFifoWithoutAReaderIsRefusedNotAHang) {
 }
 
 TEST(OutputFiles, FifoIsWrittenThroughAndStaysAFifo) {
-  const std::string dir = scratch("fifo");
+  const std::string dir = temp_dir("fifo");
   const std::string fifo = dir + "/pipe";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
   // The reading end is open before nqcount starts: it opens a FIFO without waiting, and refuses
@@ -134,7 +129,7 @@ TEST(OutputFiles, FifoIsWrittenThroughAndStaysAFifo) {
 }
 
 TEST(OutputFiles, SymlinkLeadsToItsTargetAndStaysALink) {
-  const std::string dir = scratch("link");
+  const std::string dir = temp_dir("link");
   const std::string target = dir + "/stats.csv", link = dir + "/link.csv";
   { std::ofstream(target) << "old\n"; }
   fs::create_symlink(target, link);
@@ -151,7 +146,7 @@ TEST(OutputFiles, SymlinkLeadsToItsTargetAndStaysALink) {
 }
 
 TEST(OutputFiles, RegularFileIsReplacedWholeKeepingItsMode) {
-  const std::string dir = scratch("regular");
+  const std::string dir = temp_dir("regular");
   const std::string out = dir + "/sol.txt";
   { std::ofstream(out) << "something long that must not survive as a tail\n"; }
   ::chmod(out.c_str(), 0600);
@@ -170,7 +165,7 @@ TEST(OutputFiles, DevStdoutGoesToTheStandardOutput) {
 }
 
 TEST(OutputFiles, ScriptsFollowTheSameRule) {
-  const std::string dir = scratch("script");
+  const std::string dir = temp_dir("script");
   const std::string csv = dir + "/scaling.csv";
   if (!make_device(csv, 3)) GTEST_SKIP() << "mknod is not allowed here";
   const Outcome r = nq::test::shell(std::string("NQCOUNT=") + NQCOUNT_BIN + " " + NQ_SOURCE_DIR +

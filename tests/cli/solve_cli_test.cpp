@@ -48,14 +48,8 @@ std::string read(const fs::path& p) {
   return {(std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()};
 }
 
-// This process's own (the same test of another build or checkout may run beside it), removed
-// with the process's temp folder.
-fs::path scratch(const std::string& name) {
-  return temp_dir(name);
-}
-
 TEST(SolveCli, BadInputExitsTwoWithOneLine) {
-  const fs::path dir = scratch("bad");
+  const fs::path dir = temp_dir("bad");
   for (const std::string& a : std::vector<std::string>{
            "solve",
            "solve --n 0",
@@ -145,7 +139,7 @@ TEST(SolveCli, JsonRunRecord) {
       nqcount("solve --n 300 --json --threads 2 --seed " + drawn["seed"].dump()).out);
   EXPECT_EQ(drawn["solution"], again["solution"]);
   // Large n: the record has no solution, the file has it.
-  const fs::path dir = scratch("json");
+  const fs::path dir = temp_dir("json");
   const Outcome big = nqcount("solve --n 200000 --json --output " + (dir / "big.txt").string());
   ASSERT_EQ(big.status, 0) << big.err;
   const auto jb = nlohmann::json::parse(big.out);
@@ -213,7 +207,7 @@ TEST(SolveCli, ModularSolutionsSurviveEveryCyclicShift) {
 }
 
 TEST(SolveCli, OutputFileIsWrittenAtomically) {
-  const fs::path dir = scratch("out");
+  const fs::path dir = temp_dir("out");
   const fs::path file = dir / "sol.txt";
   const Outcome r = nqcount("solve --n 50000 --output " + file.string());
   ASSERT_EQ(r.status, 0) << r.err;
@@ -238,7 +232,7 @@ TEST(SolveCli, LargeSolutionFilesMatchStdout) {
   // From n = 2^20 on, a solution file is formatted in parallel chunks and written in large
   // (O_DIRECT where allowed) writes; its text must be exactly what stdout gets, chunk
   // boundaries included.
-  const fs::path dir = scratch("large");
+  const fs::path dir = temp_dir("large");
   const std::string n = std::to_string((1 << 20) + (1 << 18) + 12345);
   for (const std::string format : {"perm", "json", "matrix"}) {
     const fs::path file = dir / ("sol." + format);
@@ -258,7 +252,7 @@ TEST(SolveCli, LargeSolutionFilesMatchStdout) {
 }
 
 TEST(SolveCli, BatchWritesOneLinePerN) {
-  const fs::path dir = scratch("batch");
+  const fs::path dir = temp_dir("batch");
   {
     std::ofstream b(dir / "sizes.txt");
     b << "# board sizes\n8\n\n  1  \n100   # a comment\n4\n";

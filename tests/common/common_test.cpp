@@ -21,10 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string scratch(const std::string& name) {
-  return test::temp_dir(name);
-}
-
 TEST(ParseDecimal, DigitsOnlyNoLeadingZeroWithinTheBound) {
   std::uint64_t v = 7;
   EXPECT_TRUE(parse_decimal("0", v));
@@ -68,7 +64,7 @@ TEST(WriteAll, WritesEverythingAndReportsTheError) {
 }
 
 TEST(ResolveOutput, EachKindOfPathByTheRule) {
-  const std::string dir = scratch("resolve");
+  const std::string dir = test::temp_dir("resolve");
   const std::string file = dir + "/file", link = dir + "/link", fifo = dir + "/fifo";
   EXPECT_EQ(resolve_output(dir + "/new")->kind, OutputKind::kNew);
   { std::ofstream(file) << "x"; }
@@ -88,7 +84,7 @@ TEST(ResolveOutput, EachKindOfPathByTheRule) {
 }
 
 TEST(TempBeside, PublishedWholeKeepingTheModeOrNotAtAll) {
-  const std::string dir = scratch("temp-beside");
+  const std::string dir = test::temp_dir("temp-beside");
   const std::string target = dir + "/out";
   { std::ofstream(target) << "old"; }
   ASSERT_EQ(::chmod(target.c_str(), 0600), 0);
