@@ -35,6 +35,10 @@ bool has_avx512() {
   static const bool ok = avx512_supported() && !disabled_for_testing("avx512");
   return ok;
 }
+bool has_join_avx512() {
+  static const bool ok = join_avx512_supported() && !disabled_for_testing("avx512");
+  return ok;
+}
 
 constexpr std::size_t kKernelCount = 5;
 std::array<std::atomic<std::uint64_t>, kKernelCount> g_batches{};
@@ -48,7 +52,7 @@ struct JoinBuild {
 };
 const JoinBuild& join_build() {
   static const JoinBuild chosen =
-      has_avx512() ? JoinBuild{&count_join_avx512, &prepare_join_avx512, "avx512"}
+      has_join_avx512() ? JoinBuild{&count_join_avx512, &prepare_join_avx512, "avx512"}
                    : JoinBuild{&count_join_scalar, &prepare_join_scalar, "scalar"};
   return chosen;
 }
@@ -61,19 +65,19 @@ void prepare_join(int n) {
 }  // namespace
 
 void set_join_watch(const JoinWatch& watch) {
-  if (has_avx512()) set_join_watch_avx512(watch);
+  if (has_join_avx512()) set_join_watch_avx512(watch);
   set_join_watch_scalar(watch);  // and the cross-check's, the baseline build (join-check)
 }
 
 JoinSample sample_join(const Subproblem& s, std::uint64_t pieces, std::uint64_t seed,
                        double (*clock)()) {
-  return has_avx512() ? sample_join_avx512(s, pieces, seed, clock)
+  return has_join_avx512() ? sample_join_avx512(s, pieces, seed, clock)
                       : sample_join_scalar(s, pieces, seed, clock);
 }
 
 void set_join_limits(std::size_t chunk, std::size_t parts) {
   set_join_limits_scalar(chunk, parts);
-  if (has_avx512()) set_join_limits_avx512(chunk, parts);
+  if (has_join_avx512()) set_join_limits_avx512(chunk, parts);
 }
 
 namespace {
@@ -109,7 +113,7 @@ constexpr std::array<Kernel, kKernelCount> kKernels{
     // the generic best.
     Kernel{"join",
            "split-board join: both half-boards enumerated, compatible pairs counted, in AVX-512 "
-           "where the CPU has it",
+           "(with VBMI and GFNI) where the CPU has it",
            "nothing", &always, &counted<3, &count_join>, PlanKind::kRowSplit, &join_isa, false,
            &prepare_join},
     Kernel{

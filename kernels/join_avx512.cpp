@@ -1,5 +1,7 @@
 // The join kernel (join.hpp) compiled for AVX-512: the bit-slice loops become 512-bit ANDs and
-// VPOPCNTQ. Only this file's code is compiled for it (a target region, not a -m flag).
+// VPOPCNTQ, and its bit transposes to VPERMB and GF2P8AFFINEQB (VBMI and GFNI, checked at run
+// time with the rest). Only this file's code is compiled for it (a target region, not a -m
+// flag).
 #include <immintrin.h>
 
 #include <span>
@@ -12,7 +14,7 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC push_options
-#pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq,avx512vpopcntdq,bmi,bmi2,popcnt,lzcnt")
+#pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq,avx512vpopcntdq,avx512vbmi,gfni,bmi,bmi2,popcnt,lzcnt")
 
 #define NQ_KERNEL_NAMESPACE join_avx512
 #define NQ_JOIN_AVX512 1
@@ -63,3 +65,12 @@ std::uint64_t sieve_cuts_avx512(std::span<const std::uint64_t> a, std::span<cons
 
 #pragma GCC pop_options
 #pragma GCC diagnostic pop
+
+namespace nq {
+
+bool join_avx512_supported() {
+  return avx512_supported() && __builtin_cpu_supports("avx512vbmi") &&
+         __builtin_cpu_supports("gfni");
+}
+
+}  // namespace nq

@@ -56,9 +56,11 @@ void count_avx2(std::span<const Subproblem> in, std::span<Tally> out);
 void count_avx512(std::span<const Subproblem> in, std::span<Tally> out);
 bool avx2_supported();
 bool avx512_supported();
+bool join_avx512_supported();
 
 // The split-board join (join.hpp): the same completions, by enumerating the two halves of the
-// board and counting the compatible pairs. The AVX-512 build needs avx512_supported().
+// board and counting the compatible pairs. The AVX-512 build needs join_avx512_supported():
+// avx512_supported() and VBMI and GFNI (its bit transposes).
 // Its memory is bounded whatever the board: a half of a row-split subproblem comes out in chunks
 // of at most kJoinMaxLeaves placements, paired chunk by chunk, and its bottom part (join.hpp)
 // holds at most kJoinMaxParts (a larger one gives a row to the top part). Only the general path
@@ -69,16 +71,17 @@ inline constexpr std::size_t kJoinMaxParts = std::size_t{1} << 18;
 // A half's top placements are joined with their bottom parts in batches of at most this many.
 inline constexpr std::size_t kJoinTopBatch = std::size_t{1} << 15;
 // The join's scratch for one thread, in bytes, for chunks of up to `leaves` placements and
-// bottom parts of up to `parts`: per placement, both halves' chunks and the sieve's copies of
-// them (8 bytes each), and the general path's leaves (16) and bucket starts (4), and the sieve's
-// keys (2); per part, both halves' bottom parts (16 a placement, for up to 1.25 per part: 20)
+// bottom parts of up to `parts`: per placement, both halves' chunks (8 bytes each), the sieve's
+// copy of the sliced side (8) and the visiting side's chunk offsets (at most 9 chunks of 2
+// bytes: 18), the general path's leaves (16) and bucket starts (4) for both halves, and the
+// sieve's keys (2); per part, both halves' bottom parts (16 a placement, for up to 1.25 per part: 20)
 // and the sub-parts they are made from (at most a quarter as many: their placements, 32, and
 // bucketed copies, 24: 14); per top placement of a batch, both halves' two copies (24 each) and
 // keys (4); and 3 MiB for the bucket starts of the bottom parts, their sub-parts and the batches
 // (2^16 + 1 of 4 bytes each, four a half), the slice tables and the sieve's group arrays (2^12
 // groups, and 64 bytes of lanes a group).
 constexpr std::size_t join_scratch_bytes(std::size_t leaves, std::size_t parts) {
-  return leaves * (2 * (8 + 8 + 16 + 4) + 2) + parts * 2 * (20 + 14) +
+  return leaves * (2 * 8 + 8 + 18 + 2 * (16 + 4) + 2) + parts * 2 * (20 + 14) +
          kJoinTopBatch * 2 * (24 + 24 + 4) + (std::size_t{3} << 20);
 }
 inline constexpr std::size_t kJoinScratchBytes = join_scratch_bytes(kJoinMaxLeaves, kJoinMaxParts);
@@ -175,7 +178,7 @@ void set_join_limits(std::size_t chunk, std::size_t parts);
 void set_join_limits_scalar(std::size_t chunk, std::size_t parts);
 void set_join_limits_avx512(std::size_t chunk, std::size_t parts);
 // The join's pair counter on its own, for tests: pairs (x in a, y in b) with x & y == 0, for
-// patterns of `bits` < 64 bits (the AVX-512 one needs avx512_supported()).
+// patterns of `bits` < 64 bits (the AVX-512 one needs join_avx512_supported()).
 std::uint64_t count_disjoint_pairs_scalar(std::span<const std::uint64_t> a,
                                           std::span<const std::uint64_t> b, int bits);
 std::uint64_t count_disjoint_pairs_avx512(std::span<const std::uint64_t> a,

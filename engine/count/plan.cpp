@@ -442,10 +442,11 @@ std::uint32_t unrank_rows(const int* avail, int m, int k, std::uint64_t rank) {
 std::array<std::uint32_t, 5> odd_kept_rows(int n, std::uint32_t west_rows) {
   const auto all = static_cast<std::uint32_t>(full_mask(n));
   const std::uint32_t rest = all & ~west_rows, flipped_west = flip_rows(west_rows, n);
+  const std::uint32_t flipped_rest = flip_rows(rest, n);  // every rank calls this: flip once
   std::array<std::uint32_t, 5> kept{};
   for (std::uint32_t left = rest; left; left &= left - 1) {
     const int r = std::countr_zero(left), fr = n - 1 - r;
-    const std::uint32_t east_rows = rest & ~(1u << r), flipped_east = flip_rows(east_rows, n);
+    const std::uint32_t east_rows = rest & ~(1u << r), flipped_east = flipped_rest & ~(1u << fr);
     auto at_most = [&](std::uint32_t rows, int row) {
       return west_rows < rows || (west_rows == rows && r <= row);
     };
