@@ -1086,7 +1086,6 @@ struct SieveScratch {
   std::vector<std::uint64_t> a, slices;  // a: the sliced side, packed and sorted
   std::vector<std::uint16_t> offsets;  // the visiting side's chunk offsets
   std::vector<std::uint32_t> a_start, b_start;
-  std::vector<std::uint16_t> keys;
   std::vector<std::uint32_t> counts;  // sieve_sort's histograms and cursors
   std::vector<Range> visit;
   std::vector<std::uint64_t> lanes;       // the visits' lanes, 8 words each
@@ -1105,15 +1104,17 @@ inline constexpr int kMaxCuts = 12;
 
 // Counting-sorts patterns by their bits under `cut` (2^c groups): place(x, at) stores the
 // pattern's bits under `keep` (x, packed to the bottom) at position `at` of the sorted order.
-// Each key is extracted once and kept; the histogram is four interleaved ones, so that runs of
-// one key do not wait on each other's increments.
+// The histogram is four interleaved ones, so that runs of one key do not wait on each other's
+// increments. Each key is extracted twice (a PEXT each time): kept from the first pass to the
+// second, the keys took a store and a load a pattern, and nq_bench_join (both cores at once and
+// then swapped, 3 rounds, medians of 6) took n = 18 0.979, 19 0.951, 20 0.969 of that time
+// without them.
 template <class Place>
 void sieve_sort(const std::uint64_t* p, std::size_t n, std::uint64_t cut, std::uint64_t keep, int c,
-                std::vector<std::uint32_t>& start, std::vector<std::uint16_t>& keys,
-                std::vector<std::uint32_t>& counts, Place place) {
+                std::vector<std::uint32_t>& start, std::vector<std::uint32_t>& counts,
+                Place place) {
   static_assert(kMaxCuts <= 16);
   const std::uint32_t groups = 1u << c;
-  keys.resize(n);
   // Four histograms, then four cursors, of `groups` entries each (in the scratch: 2^12 groups
   // would take 128 KB of stack). Only the histograms start at zero; the cursors are set below.
   counts.resize(8 * std::size_t{groups});
@@ -1126,16 +1127,8 @@ void sieve_sort(const std::uint64_t* p, std::size_t n, std::uint64_t cut, std::u
   }
   std::size_t i = 0;
   for (; i + 4 <= n; i += 4)
-    for (std::size_t k = 0; k < 4; ++k) {
-      const auto key = static_cast<std::uint16_t>(extract_bits(p[i + k], cut));
-      keys[i + k] = key;
-      ++count[k][key];
-    }
-  for (; i < n; ++i) {
-    const auto key = static_cast<std::uint16_t>(extract_bits(p[i], cut));
-    keys[i] = key;
-    ++count[0][key];
-  }
+    for (std::size_t k = 0; k < 4; ++k) ++count[k][extract_bits(p[i + k], cut)];
+  for (; i < n; ++i) ++count[0][extract_bits(p[i], cut)];
   // The scatter keeps the four streams too: stream k (the items i = k mod 4) fills its own part
   // of each group, after the parts of the streams before it. With one cursor per group, items
   // of one key in a row (the common case: patterns come in enumeration order) each waited for
@@ -1160,8 +1153,8 @@ void sieve_sort(const std::uint64_t* p, std::size_t n, std::uint64_t cut, std::u
   const std::size_t body = c >= 10 ? 0 : n & ~std::size_t{3};
   for (i = 0; i < body; i += 4)
     for (std::size_t k = 0; k < 4; ++k)
-      place(extract_bits(p[i + k], keep), cursor[k][keys[i + k]]++);
-  for (; i < n; ++i) place(extract_bits(p[i], keep), cursor[0][keys[i]]++);
+      place(extract_bits(p[i + k], keep), cursor[k][extract_bits(p[i + k], cut)]++);
+  for (; i < n; ++i) place(extract_bits(p[i], keep), cursor[0][extract_bits(p[i], cut)]++);
 }
 
 // occ[j] += how many of p[0], p[step], p[2 step], ... (below n) have bit j. The AVX-512 build
@@ -1353,7 +1346,7 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   }
   const std::uint64_t keep = shared & ~cut;
   sc.a.resize(na);
-  sieve_sort(a, na, cut, keep, c, sc.a_start, sc.keys, sc.counts,
+  sieve_sort(a, na, cut, keep, c, sc.a_start, sc.counts,
              [out = sc.a.data()](std::uint64_t x, std::uint32_t at) { out[at] = x; });
   // The visiting side is only read through its chunk offsets, which its sort stores: against
   // a sort and then a pass for the offsets, n = 21 and 22's long runs in nq_bench_join took 1.5
@@ -1364,7 +1357,7 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   sc.offsets.resize(nb * chunks + kOffsetsSlack);
   with_chunks(chunks_of(rest), [&](auto k) {
     constexpr int kChunks = k();
-    sieve_sort(b, nb, cut, keep, c, sc.b_start, sc.keys, sc.counts,
+    sieve_sort(b, nb, cut, keep, c, sc.b_start, sc.counts,
                [out = sc.offsets.data()](std::uint64_t x, std::uint32_t at) {
                  pattern_offsets<kChunks>(x, out + std::size_t{at} * kChunks);
                });
@@ -1542,7 +1535,6 @@ struct Scratch {
     reserve(sieve.b_start, (std::size_t{1} << kMaxCuts) + 1);
     reserve(sieve.visit, std::size_t{1} << kMaxCuts);
     reserve(sieve.counts, std::size_t{8} << kMaxCuts);
-    reserve(sieve.keys, size.leaves);
     for (HalfScratch* hs : {&east_half, &west_half}) {
       reserve(hs->bottom, size.parts / 4 + 1);
       for (std::vector<std::uint64_t>* v : {&hs->sub.meet, &hs->sub.clash, &hs->sub.pattern})
