@@ -53,7 +53,7 @@ struct JoinBuild {
 const JoinBuild& join_build() {
   static const JoinBuild chosen =
       has_join_avx512() ? JoinBuild{&count_join_avx512, &prepare_join_avx512, "avx512"}
-                   : JoinBuild{&count_join_scalar, &prepare_join_scalar, "scalar"};
+                        : JoinBuild{&count_join_scalar, &prepare_join_scalar, "scalar"};
   return chosen;
 }
 void count_join(std::span<const Subproblem> in, std::span<Tally> out) {
@@ -72,7 +72,7 @@ void set_join_watch(const JoinWatch& watch) {
 JoinSample sample_join(const Subproblem& s, std::uint64_t pieces, std::uint64_t seed,
                        double (*clock)()) {
   return has_join_avx512() ? sample_join_avx512(s, pieces, seed, clock)
-                      : sample_join_scalar(s, pieces, seed, clock);
+                           : sample_join_scalar(s, pieces, seed, clock);
 }
 
 void set_join_limits(std::size_t chunk, std::size_t parts) {

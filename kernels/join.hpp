@@ -752,17 +752,8 @@ inline void add_lane_popcounts(Words<W>& sums, const Words<W>& v) {
   for (int i = 0; i < W; ++i) sums[i] += static_cast<std::uint64_t>(std::popcount(v[i]));
 }
 
-// Transpose of a 64 x 64 bit matrix: bit j of a[i] goes to bit i of out[j] (out may be a).
+// Transpose of a 64 x 64 bit matrix: bit j of in[i] goes to bit i of out[j] (out may be in).
 #ifdef NQ_JOIN_AVX512
-// With GFNI and VBMI, on eight zmm registers (register m, lane l holds a[8m + l]), in 8 x 8
-// blocks: VPERMB gathers in each lane the bytes of one column block of the register's eight
-// rows, GF2P8AFFINEQB transposes each lane's 8 x 8 bits, the lanes trade places across the
-// registers (an 8 x 8 transpose of 64-bit lanes) and VPERMB puts the bytes of each row
-// together. About 50 vector operations against about 230 for the block swaps (six steps of
-// shifts, masks and shuffles) before it: a 64 x 64 transpose took 10.5 ns against 39 on the
-// Zen 4 VM (a throw-away microbenchmark, 16 matrices in turn).
-//   Byte permutations: `gather` makes lane c's byte 7 - q byte c of lane q (the rows reversed,
-// as the affine step wants them); `rows` makes lane i's byte m byte i of lane m.
 // An 8 x 8 transpose of 64-bit lanes across eight registers (lane m of t[c] and lane c of
 // t[m] trade places), in three steps: pairs, pairs of pairs, halves.
 inline void transpose_lanes(__m512i* t) {
@@ -782,6 +773,15 @@ inline void transpose_lanes(__m512i* t) {
     t[p + 4] = _mm512_shuffle_i64x2(q[p], q[p + 4], 0xee);
   }
 }
+// With GFNI and VBMI, on eight zmm registers (register m, lane l holds in[8m + l]), in 8 x 8
+// blocks: VPERMB gathers in each lane the bytes of one column block of the register's eight
+// rows, GF2P8AFFINEQB transposes each lane's 8 x 8 bits, the lanes trade places across the
+// registers (an 8 x 8 transpose of 64-bit lanes) and VPERMB puts the bytes of each row
+// together. About 50 vector operations against about 230 for the block swaps (six steps of
+// shifts, masks and shuffles) before it: a 64 x 64 transpose took 10.5 ns against 39 on the
+// Zen 4 VM (a throw-away microbenchmark, 16 matrices in turn).
+//   Byte permutations: `gather` makes lane c's byte 7 - q byte c of lane q (the rows reversed,
+// as the affine step wants them); `rows` makes lane i's byte m byte i of lane m.
 struct BytePermutations {
   alignas(64) std::uint8_t gather[64] = {}, rows[64] = {};
   constexpr BytePermutations() {
@@ -793,16 +793,17 @@ struct BytePermutations {
   }
 };
 inline constexpr BytePermutations kBytePermutations{};
-inline void transpose64(const std::uint64_t* a, std::uint64_t* out) {
+inline void transpose64(const std::uint64_t* in, std::uint64_t* out) {
   const __m512i gather = _mm512_load_si512(kBytePermutations.gather);
   const __m512i rows = _mm512_load_si512(kBytePermutations.rows);
-  // GF2P8AFFINEQB(x, A): bit k of x's byte i is the parity of x's byte i AND A's byte 7 - k.
-  // With x's byte i = 1 << i that is bit i of A's byte 7 - k: A's 8 x 8 bits transposed.
+  // GF2P8AFFINEQB(x, A), lane by lane: bit k of the result's byte i is the parity of x's byte i
+  // AND A's byte 7 - k. With x's byte i = 1 << i that is bit i of A's byte 7 - k: A's 8 x 8 bits
+  // transposed.
   const __m512i unit = _mm512_set1_epi64(0x8040201008040201ll);
   __m512i t[8];
   for (int m = 0; m < 8; ++m)
     t[m] = _mm512_gf2p8affine_epi64_epi8(
-        unit, _mm512_permutexvar_epi8(gather, _mm512_loadu_si512(a + 8 * m)), 0);
+        unit, _mm512_permutexvar_epi8(gather, _mm512_loadu_si512(in + 8 * m)), 0);
   // Lane c of t[m] holds byte m of output rows 8c..8c+7: after the lanes' transpose, lane m of
   // t[c].
   transpose_lanes(t);
@@ -811,14 +812,14 @@ inline void transpose64(const std::uint64_t* a, std::uint64_t* out) {
 #else
 // The recursive block swap of Hacker's Delight, 7-3: at step j, the j x j blocks off the
 // diagonal of every 2j x 2j block trade places.
-inline void transpose64(const std::uint64_t* in, std::uint64_t* a) {
-  if (in != a) std::copy(in, in + 64, a);
+inline void transpose64(const std::uint64_t* in, std::uint64_t* out) {
+  if (in != out) std::copy(in, in + 64, out);
   std::uint64_t m = 0x00000000ffffffffull;
   for (int j = 32; j != 0; j >>= 1, m ^= m << j) {
     for (int k = 0; k < 64; k = ((k | j) + 1) & ~j) {
-      const std::uint64_t t = ((a[k] >> j) ^ a[k | j]) & m;
-      a[k] ^= t << j;
-      a[k | j] ^= t;
+      const std::uint64_t t = ((out[k] >> j) ^ out[k | j]) & m;
+      out[k] ^= t << j;
+      out[k | j] ^= t;
     }
   }
 }
@@ -987,8 +988,8 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, 
   Words<4> half_sums = {};  // visits of half the block's lanes (W = 8)
   for (std::size_t b0 = 0; b0 < nbig; b0 += kMembers) {
     const std::size_t count = std::min(kMembers, nbig - b0);
-    // Slice `bits` is the block's member mask; slice j: the members that leave diagonal j
-    // free (start from every member, then clear each member's occupied diagonals).
+    // `member`: the block's lanes that hold a member; slice j: the members that leave diagonal
+    // j free (every member, less those that occupy it).
     V member;
     for (int w = 0; w < W; ++w) {
       const std::size_t lo = static_cast<std::size_t>(w) * 64;
@@ -1084,7 +1085,7 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, 
 // Scratch for the sieve below.
 struct SieveScratch {
   std::vector<std::uint64_t> a, slices;  // a: the sliced side, packed and sorted
-  std::vector<std::uint16_t> offsets;  // the visiting side's chunk offsets
+  std::vector<std::uint16_t> offsets;    // the visiting side's chunk offsets
   std::vector<std::uint32_t> a_start, b_start;
   std::vector<std::uint32_t> counts;  // sieve_sort's histograms and cursors
   std::vector<Range> visit;

@@ -14,7 +14,8 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC push_options
-#pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq,avx512vpopcntdq,avx512vbmi,gfni,bmi,bmi2,popcnt,lzcnt")
+#pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq,avx512vpopcntdq", \
+                   "avx512vbmi,gfni,bmi,bmi2,popcnt,lzcnt")
 
 #define NQ_KERNEL_NAMESPACE join_avx512
 #define NQ_JOIN_AVX512 1

@@ -73,9 +73,10 @@ inline constexpr std::size_t kJoinTopBatch = std::size_t{1} << 15;
 // The join's scratch for one thread, in bytes, for chunks of up to `leaves` placements and
 // bottom parts of up to `parts`: per placement, both halves' chunks (8 bytes each), the sieve's
 // copy of the sliced side (8) and the visiting side's chunk offsets (at most 9 chunks of 2
-// bytes: 18), and the general path's leaves (16) and bucket starts (4) for both halves; per part, both halves' bottom parts (16 a placement, for up to 1.25 per part: 20)
-// and the sub-parts they are made from (at most a quarter as many: their placements, 32, and
-// bucketed copies, 24: 14); per top placement of a batch, both halves' two copies (24 each) and
+// bytes: 18), and the general path's leaves (16) and bucket starts (4) for both halves; per
+// part, both halves' bottom parts (16 a placement, for up to 1.25 per part: 20) and the
+// sub-parts they are made from (at most a quarter as many: their placements, 32, and bucketed
+// copies, 24: 14); per top placement of a batch, both halves' two copies (24 each) and
 // keys (4); and 3 MiB for the bucket starts of the bottom parts, their sub-parts and the batches
 // (2^16 + 1 of 4 bytes each, four a half), the slice tables and the sieve's group arrays (2^12
 // groups, and 64 bytes of lanes a group).
