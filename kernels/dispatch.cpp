@@ -36,7 +36,7 @@ bool has_avx512() {
   return ok;
 }
 bool has_join_avx512() {
-  static const bool ok = join_avx512_supported() && !disabled_for_testing("avx512");
+  static const bool ok = has_avx512() && join_avx512_supported();
   return ok;
 }
 
