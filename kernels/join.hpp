@@ -874,6 +874,11 @@ constexpr std::uint64_t offsets_deposit(int chunks, int w) {
     mask |= chunk_mask(chunks, k) << (16 * (k % 4) + 6);
   return mask;
 }
+// Chunk k's byte offset in its table for the packed pattern p (the scalar form of the above).
+template <int kChunks>
+constexpr std::uint64_t chunk_offset(std::uint64_t p, int k) {
+  return (p >> (kChunkBits * k) & chunk_mask(kChunks, k)) * kEntryBytes;
+}
 template <int kChunks>
 void pattern_offsets(std::uint64_t p, std::uint16_t* out) {
   std::uint64_t words[(kChunks + 3) / 4] = {};
@@ -882,7 +887,7 @@ void pattern_offsets(std::uint64_t p, std::uint16_t* out) {
     words[w] = _pdep_u64(p >> (4 * kChunkBits * w), offsets_deposit(kChunks, w));
 #else
     for (int k = 4 * w; k < std::min(kChunks, 4 * w + 4); ++k)
-      words[w] |= (p >> (kChunkBits * k) & chunk_mask(kChunks, k)) * kEntryBytes << (16 * (k % 4));
+      words[w] |= chunk_offset<kChunks>(p, k) << (16 * (k % 4));
 #endif
   }
   std::memcpy(out, words, 2 * kChunks);
@@ -965,8 +970,7 @@ void match_patterns_fixed(const char* table, const std::uint64_t* patterns, std:
     const std::uint64_t p = kPack ? extract_bits(patterns[i], keep) : patterns[i];
     V acc = start;
     for (int k = 0; k < kChunks; ++k)
-      acc &= *reinterpret_cast<const V*>(
-          table + kTableBytes * k + (p >> (kChunkBits * k) & chunk_mask(kChunks, k)) * kEntryBytes);
+      acc &= *reinterpret_cast<const V*>(table + kTableBytes * k + chunk_offset<kChunks>(p, k));
     add_lane_popcounts<W>(local, acc);
   }
   sums = local;
@@ -1355,14 +1359,12 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
       keep = shared;
       bits = useful;
     }
-    if (na <= 512) {  // one block: no offsets
-      const Range all{b, nullptr, nb, nullptr, keep};
-      if (na <= 256) return count_disjoint_sliced<4>(a, na, &all, 1, bits, sc.slices);
-      return count_disjoint_sliced<8>(a, na, &all, 1, bits, sc.slices);
+    Range all{b, nullptr, nb, nullptr, keep};  // one block (na <= 512): no offsets
+    if (na > 512) {
+      sc.offsets.resize(nb * static_cast<std::size_t>(chunks_of(bits)) + kOffsetsSlack);
+      chunk_offsets(b, nb, keep, chunks_of(bits), sc.offsets.data());
+      all = Range{nullptr, sc.offsets.data(), nb};
     }
-    sc.offsets.resize(nb * static_cast<std::size_t>(chunks_of(bits)) + kOffsetsSlack);
-    chunk_offsets(b, nb, keep, chunks_of(bits), sc.offsets.data());
-    const Range all{nullptr, sc.offsets.data(), nb};
     if (na <= 256) return count_disjoint_sliced<4>(a, na, &all, 1, bits, sc.slices);
     return count_disjoint_sliced<8>(a, na, &all, 1, bits, sc.slices);
   }
