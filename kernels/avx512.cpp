@@ -21,17 +21,25 @@
 
 namespace nq::avx512 {
 
-struct Lanes16x32 {
-  using T = std::uint32_t;
+// Operations shared by both lane widths (Mask: one bit a lane).
+template <class MaskT>
+struct Lanes512 {
   using Reg = __m512i;
-  using Mask = __mmask16;
-  static constexpr int kLanes = 16, kBits = 32;
-  static Reg set1(T x) { return _mm512_set1_epi32(static_cast<int>(x)); }
-  static Reg load(const T* p) { return _mm512_load_si512(p); }
-  static void store(T* p, Reg v) { _mm512_store_si512(p, v); }
+  using Mask = MaskT;
+  static Reg load(const void* p) { return _mm512_load_si512(p); }
+  static void store(void* p, Reg v) { _mm512_store_si512(p, v); }
   static Reg or_(Reg a, Reg b) { return _mm512_or_si512(a, b); }
   static Reg xor_(Reg a, Reg b) { return _mm512_xor_si512(a, b); }
   static Reg andnot(Reg a, Reg b) { return _mm512_andnot_si512(a, b); }  // ~a & b
+  static Mask mand(Mask a, Mask b) { return static_cast<Mask>(a & b); }
+  static Mask mandnot(Mask a, Mask b) { return static_cast<Mask>(~a & b); }
+  static bool any(Mask m) { return m != 0; }
+};
+
+struct Lanes16x32 : Lanes512<__mmask16> {
+  using T = std::uint32_t;
+  static constexpr int kLanes = 16, kBits = 32;
+  static Reg set1(T x) { return _mm512_set1_epi32(static_cast<int>(x)); }
   static Reg add(Reg a, Reg b) { return _mm512_add_epi32(a, b); }
   static Reg sub(Reg a, Reg b) { return _mm512_sub_epi32(a, b); }
   static Reg lowest(Reg a) {  // a & -a
@@ -51,9 +59,6 @@ struct Lanes16x32 {
   static Mask nonzero(Reg a) { return _mm512_test_epi32_mask(a, a); }
   static Mask eq(Reg a, Reg b) { return _mm512_cmpeq_epi32_mask(a, b); }
   static Mask ne(Reg a, Reg b) { return _mm512_cmpneq_epi32_mask(a, b); }
-  static Mask mand(Mask a, Mask b) { return static_cast<Mask>(a & b); }
-  static Mask mandnot(Mask a, Mask b) { return static_cast<Mask>(~a & b); }
-  static bool any(Mask m) { return m != 0; }
   static Reg select(Mask m, Reg a, Reg b) { return _mm512_mask_mov_epi32(b, m, a); }
   static Reg mask_add(Reg acc, Mask m, Reg x) { return _mm512_mask_add_epi32(acc, m, acc, x); }
   static Reg gather(const T* base, Reg idx) { return _mm512_i32gather_epi32(idx, base, 4); }
@@ -62,17 +67,10 @@ struct Lanes16x32 {
   }
 };
 
-struct Lanes8x64 {
+struct Lanes8x64 : Lanes512<__mmask8> {
   using T = std::uint64_t;
-  using Reg = __m512i;
-  using Mask = __mmask8;
   static constexpr int kLanes = 8, kBits = 64;
   static Reg set1(T x) { return _mm512_set1_epi64(static_cast<long long>(x)); }
-  static Reg load(const T* p) { return _mm512_load_si512(p); }
-  static void store(T* p, Reg v) { _mm512_store_si512(p, v); }
-  static Reg or_(Reg a, Reg b) { return _mm512_or_si512(a, b); }
-  static Reg xor_(Reg a, Reg b) { return _mm512_xor_si512(a, b); }
-  static Reg andnot(Reg a, Reg b) { return _mm512_andnot_si512(a, b); }
   static Reg add(Reg a, Reg b) { return _mm512_add_epi64(a, b); }
   static Reg sub(Reg a, Reg b) { return _mm512_sub_epi64(a, b); }
   static Reg lowest(Reg a) {
@@ -92,9 +90,6 @@ struct Lanes8x64 {
   static Mask nonzero(Reg a) { return _mm512_test_epi64_mask(a, a); }
   static Mask eq(Reg a, Reg b) { return _mm512_cmpeq_epi64_mask(a, b); }
   static Mask ne(Reg a, Reg b) { return _mm512_cmpneq_epi64_mask(a, b); }
-  static Mask mand(Mask a, Mask b) { return static_cast<Mask>(a & b); }
-  static Mask mandnot(Mask a, Mask b) { return static_cast<Mask>(~a & b); }
-  static bool any(Mask m) { return m != 0; }
   static Reg select(Mask m, Reg a, Reg b) { return _mm512_mask_mov_epi64(b, m, a); }
   static Reg mask_add(Reg acc, Mask m, Reg x) { return _mm512_mask_add_epi64(acc, m, acc, x); }
   static Reg gather(const T* base, Reg idx) { return _mm512_i64gather_epi64(idx, base, 8); }

@@ -341,41 +341,64 @@ inline bool enumerate_part(const int* row_of, const Mask* squares, int count, Ma
   return !full;
 }
 
-// The candidates bottom[lo..hi) for T top parts at once (each candidate read once for all T):
-// for each top part i, writes t_pattern[i] | pattern of each candidate whose diagonals
-// (DiagonalWindow) miss t_clash[i] to dst, returns how many in all. dst must have room for
-// T (hi - lo) + 8.
-template <int T>
-std::uint32_t join_bucket(const std::uint64_t* clash, const std::uint64_t* pattern,
-                          std::uint32_t lo, std::uint32_t hi, const std::uint64_t* t_clash,
-                          const std::uint64_t* t_pattern, std::uint64_t* dst) {
-  std::uint32_t n = 0;
+// The candidates [lo, hi) for T placements at once (each candidate read once for all T): for
+// each placement i, every candidate j whose `test` word misses t_test[i] is written, as
+// in[s][j] | t_in[s][i], to out[s] for each of the S streams s; returns how many in all. Each
+// out[s] must have room for T (hi - lo) + 8. It and its two forms below are always inlined:
+// left to itself, GCC 12 called the two-part forms out of the loops that had inlined them.
+template <int T, int S>
+[[gnu::always_inline]] inline std::uint32_t join_candidates(const std::uint64_t* test,
+                                                            const std::uint64_t* const (&in)[S],
+                                                            std::uint32_t lo, std::uint32_t hi,
+                                                            const std::uint64_t* t_test,
+                                                            const std::uint64_t* const (&t_in)[S],
+                                                            std::uint64_t* const (&out)[S]) {
 #ifdef NQ_JOIN_AVX512
-  __m512i tc[T], tp[T];
+  std::uint64_t* at[S];  // where each stream's next output goes
+  for (int s = 0; s < S; ++s) at[s] = out[s];
+  __m512i tt[T], ti[T][S];
   for (int i = 0; i < T; ++i) {
-    tc[i] = _mm512_set1_epi64(static_cast<long long>(t_clash[i]));
-    tp[i] = _mm512_set1_epi64(static_cast<long long>(t_pattern[i]));
+    tt[i] = _mm512_set1_epi64(static_cast<long long>(t_test[i]));
+    for (int s = 0; s < S; ++s) ti[i][s] = _mm512_set1_epi64(static_cast<long long>(t_in[s][i]));
   }
   for (std::uint32_t j = lo; j < hi; j += 8) {
-    const __mmask8 in = hi - j >= 8 ? __mmask8{0xff} : static_cast<__mmask8>((1u << (hi - j)) - 1);
-    const __m512i c = _mm512_maskz_loadu_epi64(in, clash + j);
-    const __m512i p = _mm512_maskz_loadu_epi64(in, pattern + j);
+    const __mmask8 in_range =
+        hi - j >= 8 ? __mmask8{0xff} : static_cast<__mmask8>((1u << (hi - j)) - 1);
+    const __m512i c = _mm512_maskz_loadu_epi64(in_range, test + j);
+    __m512i v[S];
+    for (int s = 0; s < S; ++s) v[s] = _mm512_maskz_loadu_epi64(in_range, in[s] + j);
     for (int i = 0; i < T; ++i) {
-      const __mmask8 keep = _mm512_mask_testn_epi64_mask(in, c, tc[i]);
-      // Compress in a register and store all 8 lanes (dst has room): a compressing store to
+      const __mmask8 keep = _mm512_mask_testn_epi64_mask(in_range, c, tt[i]);
+      const int kept = std::popcount(static_cast<unsigned>(keep));
+      // Compress in a register and store all 8 lanes (out has room): a compressing store to
       // memory is microcoded and slow on AMD's Zen 4 and 5.
-      _mm512_storeu_si512(dst + n, _mm512_maskz_compress_epi64(keep, _mm512_or_si512(p, tp[i])));
-      n += static_cast<std::uint32_t>(std::popcount(static_cast<unsigned>(keep)));
+      for (int s = 0; s < S; ++s) {
+        _mm512_storeu_si512(at[s],
+                            _mm512_maskz_compress_epi64(keep, _mm512_or_si512(v[s], ti[i][s])));
+        at[s] += kept;
+      }
     }
   }
+  return static_cast<std::uint32_t>(at[0] - out[0]);
 #else
+  std::uint32_t n = 0;
   for (int i = 0; i < T; ++i)
     for (std::uint32_t j = lo; j < hi; ++j) {
-      dst[n] = t_pattern[i] | pattern[j];
-      n += (t_clash[i] & clash[j]) == 0;
+      for (int s = 0; s < S; ++s) out[s][n] = t_in[s][i] | in[s][j];
+      n += (t_test[i] & test[j]) == 0;
     }
-#endif
   return n;
+#endif
+}
+
+// The candidates bottom[lo..hi) for T top parts at once: for each top part i, writes
+// t_pattern[i] | pattern of each candidate whose diagonals (DiagonalWindow) miss t_clash[i] to
+// dst, returns how many in all. dst must have room for T (hi - lo) + 8.
+template <int T>
+[[gnu::always_inline]] inline std::uint32_t join_bucket(
+    const std::uint64_t* clash, const std::uint64_t* pattern, std::uint32_t lo, std::uint32_t hi,
+    const std::uint64_t* t_clash, const std::uint64_t* t_pattern, std::uint64_t* dst) {
+  return join_candidates<T, 1>(clash, {pattern}, lo, hi, t_clash, {t_pattern}, {dst});
 }
 
 // A bottom part is made from two sub-parts, the placements of its upper rows and those of its
@@ -402,38 +425,13 @@ struct SubParts {
 // ORed) and written to dc and dp; returns how many in all. dc and dp need room for
 // T (hi - lo) + 8.
 template <int T>
-std::uint32_t join_sub(const SubParts& sub, std::uint32_t lo, std::uint32_t hi,
-                       const std::uint64_t* um, const std::uint64_t* uc, const std::uint64_t* up,
-                       std::uint64_t* dc, std::uint64_t* dp) {
-  std::uint32_t n = 0;
-#ifdef NQ_JOIN_AVX512
-  __m512i m[T], c[T], p[T];
-  for (int i = 0; i < T; ++i) {
-    m[i] = _mm512_set1_epi64(static_cast<long long>(um[i]));
-    c[i] = _mm512_set1_epi64(static_cast<long long>(uc[i]));
-    p[i] = _mm512_set1_epi64(static_cast<long long>(up[i]));
-  }
-  for (std::uint32_t j = lo; j < hi; j += 8) {
-    const __mmask8 in = hi - j >= 8 ? __mmask8{0xff} : static_cast<__mmask8>((1u << (hi - j)) - 1);
-    const __m512i lm = _mm512_maskz_loadu_epi64(in, sub.meet.data() + j);
-    const __m512i lc = _mm512_maskz_loadu_epi64(in, sub.clash.data() + j);
-    const __m512i lp = _mm512_maskz_loadu_epi64(in, sub.pattern.data() + j);
-    for (int i = 0; i < T; ++i) {
-      const __mmask8 keep = _mm512_mask_testn_epi64_mask(in, lm, m[i]);
-      _mm512_storeu_si512(dc + n, _mm512_maskz_compress_epi64(keep, _mm512_or_si512(lc, c[i])));
-      _mm512_storeu_si512(dp + n, _mm512_maskz_compress_epi64(keep, _mm512_or_si512(lp, p[i])));
-      n += static_cast<std::uint32_t>(std::popcount(static_cast<unsigned>(keep)));
-    }
-  }
-#else
-  for (int i = 0; i < T; ++i)
-    for (std::uint32_t j = lo; j < hi; ++j) {
-      dc[n] = uc[i] | sub.clash[j];
-      dp[n] = up[i] | sub.pattern[j];
-      n += (um[i] & sub.meet[j]) == 0;
-    }
-#endif
-  return n;
+[[gnu::always_inline]] inline std::uint32_t join_sub(const SubParts& sub, std::uint32_t lo,
+                                                     std::uint32_t hi, const std::uint64_t* um,
+                                                     const std::uint64_t* uc,
+                                                     const std::uint64_t* up, std::uint64_t* dc,
+                                                     std::uint64_t* dp) {
+  return join_candidates<T, 2>(sub.meet.data(), {sub.clash.data(), sub.pattern.data()}, lo, hi, um,
+                               {uc, up}, {dc, dp});
 }
 
 // A half's bucketed bottom part, kept for the next subproblem: subproblems that follow each
