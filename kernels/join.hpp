@@ -986,7 +986,9 @@ void match_patterns(const char* table, int chunks, const std::uint64_t* patterns
 
 // Pairs (a in big, b in small) with a & b == 0, by bit slices over `big`, in blocks of 64 W
 // members: a block's slices (bits vectors) stay in L1 while every member of the small side
-// visits them, one vector AND per chunk of diagonals.
+// visits them, one vector AND per chunk of diagonals. The chunk tables are always built: the
+// sieve's visits come as chunk offsets, and an unsieved call has at least 32 small-side members
+// (count_disjoint tests fewer pair by pair).
 // A run of patterns that visits the slices, with their chunk offsets, and the lanes of the
 // block it may meet (the first W words of `lanes`; nullptr: every member). The sieve's runs
 // come as offsets only (patterns nullptr, in every run of the call).
@@ -1005,13 +1007,6 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, 
   using V = Words<W>;
   constexpr std::size_t kMembers = 64 * W;
   const int chunks = chunks_of(bits);
-  std::size_t nsmall = 0;
-  for (std::size_t r = 0; r < visits; ++r) nsmall += visit[r].size;
-  // Worth building once the small side has a few dozen; always where the visits come as offsets
-  // only (the sieve's), or as patterns that must be packed (the per-diagonal loop reads them as
-  // they are).
-  const bool tables =
-      nsmall >= 24 || (visits > 0 && (visit[0].patterns == nullptr || visit[0].keep != ~0ull));
   storage.resize(static_cast<std::size_t>(bits) * W +
                  static_cast<std::size_t>(chunks + 1) * kTableBytes / 8 + 8);
   V* slices = reinterpret_cast<V*>((reinterpret_cast<std::uintptr_t>(storage.data()) + 63) &
@@ -1070,16 +1065,6 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, 
       return lanes;
     };
     V lanes;
-    if (!tables) {
-      for (std::size_t r = 0; r < visits; ++r)
-        for (std::size_t i = 0; i < visit[r].size; ++i) {
-          V acc = lanes_of(visit[r], lanes);
-          for (std::uint64_t p = visit[r].patterns[i]; p; p &= p - 1)
-            acc &= slices[std::countr_zero(p)];
-          add_lane_popcounts<W>(sums, acc);
-        }
-      continue;
-    }
     for (int k = 0; k < chunks; ++k) {
       for (int w = 0; w < W; ++w) entry(k, 0)[w] = ~0ull;
       // Doubling: the entries with diagonal t as their highest are those below, ANDed with
