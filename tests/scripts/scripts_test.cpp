@@ -79,6 +79,18 @@ TEST(BenchFrontier, CountsTheBoardsWithTheJoin) {
     EXPECT_NE(r.out.find(n), std::string::npos) << n << " in " << r.out;
 }
 
+// A bare file name names the file in the current folder, as a path would (not a command on PATH).
+TEST(BenchFrontier, AgainstTakesAPathRelativeToTheCurrentFolder) {
+  const std::string dir = temp_dir("relative");
+  stand_in(dir, "self", "8) s=1;;", dir + "/calls");
+  stand_in(dir, "old", "8) s=4;;", dir + "/calls");
+  const Outcome r =
+      shell("cd " + dir + " && NQCOUNT=" + dir +
+            "/self " NQ_SOURCE_DIR "/scripts/bench --frontier --rounds 1 --against old 8");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\n8        1.0000     4.0000    0.250\n"), std::string::npos) << r.out;
+}
+
 TEST(BenchFrontier, AFailedCountStopsTheBench) {
   const std::string dir = temp_dir("fails");
   const std::string self = stand_in(dir, "self", "8) s=1;;", dir + "/calls");
