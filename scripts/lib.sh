@@ -43,6 +43,15 @@ nq_build() {
   cmake --build "$dir" -j "$(nproc)" >&2 || return 1
 }
 
+# nq_nqcount: points NQCOUNT at the nqcount binary a script runs: the one NQCOUNT already names,
+# else build/cli/nqcount, built first (installing what is missing).
+nq_nqcount() {
+  [ -n "${NQCOUNT:-}" ] && return 0
+  nq_ensure_packages || return 1
+  nq_build "$NQ_ROOT/build" >/dev/null || return 1
+  NQCOUNT=$NQ_ROOT/build/cli/nqcount
+}
+
 # nq_publish TMP DEST: puts the finished file TMP at DEST by the rule every nqcount output
 # follows: a regular file or a new path is replaced atomically (rename); a character device,
 # FIFO or socket is written straight through and never replaced; a symbolic link leads to its
