@@ -72,6 +72,12 @@ inline std::string temp_dir(const std::string& name) {
   return p;
 }
 
+// Writes an executable script at `path` (a stand-in for a program a test runs).
+inline void write_executable(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+}
+
 // Runs a shell command line; stdout and stderr apart.
 inline Outcome shell(const std::string& command) {
   const std::string errfile = temp_path("stderr.txt");

@@ -287,13 +287,10 @@ TEST(Mpi, AJournalOfAnotherRunIsRefusedAndLeftUntouched) {
 // status and stderr; `dir` holds the logs, the journal and the result.
 Outcome sbatch(const std::string& dir, const std::string& env, bool terminate) {
   std::filesystem::create_directories(dir + "/bin");
-  std::ofstream(dir + "/bin/srun") << "#!/bin/bash\necho \"$@\" >> " << dir
-                                   << "/srun.log\nwhile [[ $1 == --* ]]; do shift; done\n"
-                                      "exec \"$@\"\n";
-  std::ofstream(dir + "/bin/scontrol")
-      << "#!/bin/bash\necho \"$@\" >> " << dir << "/scontrol.log\n";
-  std::filesystem::permissions(dir + "/bin/srun", std::filesystem::perms::owner_all);
-  std::filesystem::permissions(dir + "/bin/scontrol", std::filesystem::perms::owner_all);
+  write_executable(dir + "/bin/srun", "#!/bin/bash\necho \"$@\" >> " + dir +
+                                          "/srun.log\nwhile [[ $1 == --* ]]; do shift; done\n"
+                                          "exec \"$@\"\n");
+  write_executable(dir + "/bin/scontrol", "#!/bin/bash\necho \"$@\" >> " + dir + "/scontrol.log\n");
   const std::string run =
       "cd " + dir + " && PATH=" + dir +
       "/bin:$PATH OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "

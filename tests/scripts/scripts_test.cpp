@@ -2,32 +2,31 @@
 // join's frontier work is judged by. Its arithmetic is checked with stand-in binaries whose
 // times are known (shell scripts that print a --json result), its counting with the real one.
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 
 #include <algorithm>
-#include <fstream>
 #include <string>
 
 #include "tests/cli_runner.hpp"
 
 namespace {
 
-using namespace nq::test;  // shell, Outcome, read_file, temp_dir
+using namespace nq::test;  // shell, Outcome, read_file, temp_dir, write_executable
 
 // A stand-in for nqcount: logs "name n" to `log`, then prints {"seconds": s} with s from
 // `times` (a shell case body such as "8) s=1;; 9) s=3;;"), or fails when `times` is empty.
 std::string stand_in(const std::string& dir, const std::string& name, const std::string& times,
                      const std::string& log) {
   const std::string path = dir + "/" + name;
-  std::ofstream(path) << "#!/bin/sh\n"
-                      << "n=\n"
-                      << "while [ $# -gt 0 ]; do [ \"$1\" = --n ] && n=$2; shift; done\n"
-                      << "echo \"" << name << " $n\" >>" << log << "\n"
-                      << (times.empty() ? "exit 1\n"
-                                        : "case $n in " + times +
-                                              " esac\n"
-                                              "echo \"{\\\"seconds\\\": $s}\"\n");
-  ::chmod(path.c_str(), 0755);
+  write_executable(path,
+                   "#!/bin/sh\n"
+                   "n=\n"
+                   "while [ $# -gt 0 ]; do [ \"$1\" = --n ] && n=$2; shift; done\n"
+                   "echo \"" +
+                       name + " $n\" >>" + log + "\n" +
+                       (times.empty() ? "exit 1\n"
+                                      : "case $n in " + times +
+                                            " esac\n"
+                                            "echo \"{\\\"seconds\\\": $s}\"\n"));
   return path;
 }
 
