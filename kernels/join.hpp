@@ -1119,6 +1119,9 @@ struct SieveScratch {
   std::vector<std::uint64_t> lanes;       // the visits' lanes, 8 words each
   std::vector<std::uint64_t> pairs;       // cuts_by_pairs' bit sets of sampled pairs
   std::vector<std::uint32_t> part_start;  // the groups' starts among the members one vl meets
+  // A group's layout key from its key (the cut diagonals' bits in the order the blocks want),
+  // and the group that has each layout key.
+  std::vector<std::uint32_t> layout_key, group_at;
 };
 
 // Word w of the 512-bit mask with bits [from, to) set (w within them).
@@ -1132,6 +1135,8 @@ inline constexpr int kMaxCuts = 12;
 
 // Counting-sorts patterns by their bits under `cut` (2^c groups): place(x, at) stores the
 // pattern's bits under `keep` (x, packed to the bottom) at position `at` of the sorted order.
+// The groups come in the order of their keys, or of `order` (order[i]: the i-th group), and
+// start[i] is where the i-th begins.
 // The histogram is four interleaved ones, so that runs of one key do not wait on each other's
 // increments. Each key is extracted twice (a PEXT each time): kept from the first pass to the
 // second, the keys took a store and a load a pattern, and nq_bench_join (both cores at once and
@@ -1139,8 +1144,8 @@ inline constexpr int kMaxCuts = 12;
 // without them.
 template <class Place>
 void sieve_sort(const std::uint64_t* p, std::size_t n, std::uint64_t cut, std::uint64_t keep, int c,
-                std::vector<std::uint32_t>& start, std::vector<std::uint32_t>& counts,
-                Place place) {
+                std::vector<std::uint32_t>& start, std::vector<std::uint32_t>& counts, Place place,
+                const std::uint32_t* order = nullptr) {
   static_assert(kMaxCuts <= 16);
   const std::uint32_t groups = 1u << c;
   // Four histograms, then four cursors, of `groups` entries each (in the scratch: 2^12 groups
@@ -1163,13 +1168,14 @@ void sieve_sort(const std::uint64_t* p, std::size_t n, std::uint64_t cut, std::u
   // the previous one's cursor store (a store-to-load forwarding chain).
   start.resize(groups + 1);
   start[0] = 0;
-  for (std::uint32_t g = 0; g < groups; ++g) {
-    std::uint32_t at = start[g];
+  for (std::uint32_t pos = 0; pos < groups; ++pos) {
+    const std::uint32_t g = order != nullptr ? order[pos] : pos;
+    std::uint32_t at = start[pos];
     for (std::size_t k = 0; k < 4; ++k) {
       cursor[k][g] = at;
       at += count[k][g];
     }
-    start[g + 1] = at;
+    start[pos + 1] = at;
   }
   // The tail items (past the last multiple of four) were counted in stream 0. Its part of each
   // group comes first, so stream 0 alone can also place every item of the group in a row.
@@ -1354,14 +1360,14 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   // The cuts. From kCutsByPairsFrom pairs, on sampled pairs (cuts_by_pairs); below, by each
   // diagonal's occupancy, from an evenly spaced sample of 1024 members per side (the product
   // of the two sides' counts: rough frequencies are enough, and exact counts cost as much as
-  // the sieve saves).
+  // the sieve saves). The occupancies also order the key's bits (layout keys, below).
   std::uint64_t cut = 0;
+  std::uint64_t occ_a[64] = {}, occ_b[64] = {};
+  add_occupancy(a, na, std::max<std::size_t>(1, na / 1024), occ_a);
+  add_occupancy(b, nb, std::max<std::size_t>(1, nb / 1024), occ_b);
   if (pairs >= kCutsByPairsFrom) {
     cut = cuts_by_pairs(a, na, b, nb, shared, c, sc.pairs);
   } else {
-    std::uint64_t occ_a[64] = {}, occ_b[64] = {};
-    add_occupancy(a, na, std::max<std::size_t>(1, na / 1024), occ_a);
-    add_occupancy(b, nb, std::max<std::size_t>(1, nb / 1024), occ_b);
     for (int k = 0; k < c; ++k) {
       int best = -1;
       double best_score = -1;
@@ -1376,9 +1382,6 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
     }
   }
   const std::uint64_t keep = shared & ~cut;
-  sc.a.resize(na);
-  sieve_sort(a, na, cut, keep, c, sc.a_start, sc.counts,
-             [out = sc.a.data()](std::uint64_t x, std::uint32_t at) { out[at] = x; });
   // The visiting side is only read through its chunk offsets, which its sort stores: against
   // a sort and then a pass for the offsets, n = 21 and 22's long runs in nq_bench_join took 1.5
   // to 4.5% less time (with the offsets made by shifts and masks, not PDEP, n = 18 to 21 took 2
@@ -1398,7 +1401,8 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   // fits): a block may hold members of several groups, so that every lane holds a member. Its
   // members' cut diagonals are sliced too (lanes[j]: the members that leave cut diagonal j
   // free), and a group v of the other side visits the block when it misses the diagonals that
-  // all the block's members occupy, with the lanes whose members miss v's.
+  // all the block's members occupy, with the lanes whose members miss v's. Here groups are
+  // numbered, and ordered, by their layout keys (below); sc.group_at finds the visiting side's.
   //   blocks(starts, low, vl): the blocks of the sliced members that the groups v of the other
   // side whose key bits under `low` are vl can meet (group u at [starts[u], starts[u + 1]) of
   // them: all of sc.a for vl = 0, else only the groups u that miss vl, in order) against those
@@ -1459,7 +1463,7 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
         if (vh != 0)
           for (int w = 0, j = std::countr_zero(vh); w < 8; ++w)
             meet[depth][w] = meet[depth - 1][w] & lanes[j][w];
-        const std::uint32_t v = vh | vl;
+        const std::uint32_t v = sc.group_at[vh | vl];
         const std::uint32_t b0 = sc.b_start[v], b1 = sc.b_start[v + 1];
         if (b0 != b1) {
           std::uint64_t any = 0;
@@ -1507,6 +1511,48 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   if (nb >= (std::size_t{1} << 17))
     for (std::size_t q = nb / na; q > 1 && lopsided < 3; q >>= 1) ++lopsided;
   const int cl = std::clamp(c - high + lopsided + (useful >= 38 ? 1 : 0), 0, c);
+  // Which cut diagonal is which bit of the key the blocks see (its layout key): the settled
+  // low bits are the diagonals the sliced side occupies most (fewer of its members miss a low
+  // value, so the copies are smaller), and the others rise with the visiting side's occupancy (the
+  // highest bits part the sliced side into the longest runs, and the diagonal most visitors
+  // occupy then keeps them from the most blocks). The sliced side is laid out in the order of
+  // its groups' layout keys, and every group number in `blocks` is one; a key is still one PEXT,
+  // and only the 2^c groups are renumbered (the visiting side keeps the order of its keys).
+  // This order made 0.93 to 0.97 of the member visits and blocks at n = 18 to 21 when it was
+  // tried through a per-member table, which cost more than that saved (perf/results/log.md,
+  // stop 32). Against the key's own order, whole counts on 2 threads (scripts/bench --frontier
+  // --against, two runs of 5 rounds): n = 17 0.965, 18 0.976 and 1.003, 19 0.968 and 0.979,
+  // 20 0.969 and 0.861; nq_bench_join, the two builds on both cores at once and then swapped
+  // (two sessions of 4 rounds, medians): n = 18 1.03 and 0.92, 19 0.97 and 0.99, 20 0.98 and
+  // 0.98, 21's long runs 1.00 and 0.96, 22's 0.95 and 0.94.
+  {
+    int order[kMaxCuts];  // the cut diagonals' key bits, by layout key bit
+    int diagonal[kMaxCuts];
+    int m = 0;
+    for (std::uint64_t x = cut; x != 0; x &= x - 1) diagonal[m++] = std::countr_zero(x);
+    for (int i = 0; i < c; ++i) order[i] = i;
+    // Insertion sorts of at most kMaxCuts bits (std::sort's tail loop trips GCC 12's
+    // -Warray-bounds on an array this short).
+    auto sort_by = [&](int from, auto before) {
+      for (int i = from + 1; i < c; ++i)
+        for (int j = i; j > from && before(order[j], order[j - 1]); --j)
+          std::swap(order[j], order[j - 1]);
+    };
+    sort_by(0, [&](int x, int y) { return occ_a[diagonal[x]] > occ_a[diagonal[y]]; });
+    sort_by(cl, [&](int x, int y) { return occ_b[diagonal[x]] < occ_b[diagonal[y]]; });
+    std::uint32_t bit[kMaxCuts];  // by key bit: its layout key bit
+    for (int i = 0; i < c; ++i) bit[order[i]] = 1u << i;
+    sc.layout_key.resize(groups);
+    sc.group_at.resize(groups);
+    sc.layout_key[0] = 0;
+    for (std::uint32_t g = 1; g < groups; ++g)
+      sc.layout_key[g] = sc.layout_key[g & (g - 1)] | bit[std::countr_zero(g)];
+    for (std::uint32_t g = 0; g < groups; ++g) sc.group_at[sc.layout_key[g]] = g;
+  }
+  sc.a.resize(na);
+  sieve_sort(
+      a, na, cut, keep, c, sc.a_start, sc.counts,
+      [out = sc.a.data()](std::uint64_t x, std::uint32_t at) { out[at] = x; }, sc.group_at.data());
   const std::uint32_t low = (1u << cl) - 1;
   // vl = 0 meets every sliced member: counted in place, without a gather.
   std::uint64_t total = blocks(sc.a_start.data(), low, 0);
@@ -1564,6 +1610,8 @@ struct Scratch {
     reserve(sieve.part_start, (std::size_t{1} << kMaxCuts) + 1);
     reserve(sieve.a_start, (std::size_t{1} << kMaxCuts) + 1);
     reserve(sieve.b_start, (std::size_t{1} << kMaxCuts) + 1);
+    reserve(sieve.layout_key, std::size_t{1} << kMaxCuts);
+    reserve(sieve.group_at, std::size_t{1} << kMaxCuts);
     reserve(sieve.visit, std::size_t{1} << kMaxCuts);
     reserve(sieve.counts, std::size_t{8} << kMaxCuts);
     for (HalfScratch* hs : {&east_half, &west_half}) {

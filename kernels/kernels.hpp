@@ -79,7 +79,7 @@ inline constexpr std::size_t kJoinTopBatch = std::size_t{1} << 15;
 // copies, 24: 14); per top placement of a batch, both halves' two copies (24 each) and
 // keys (4); and 3 MiB for the bucket starts of the bottom parts, their sub-parts and the batches
 // (2^16 + 1 of 4 bytes each, four a half), the slice tables and the sieve's group arrays (2^12
-// groups, and 64 bytes of lanes a group).
+// groups: their starts, counts, layout keys, visits and 64 bytes of lanes a group).
 constexpr std::size_t join_scratch_bytes(std::size_t leaves, std::size_t parts) {
   return leaves * (2 * 8 + 8 + 18 + 2 * (16 + 4)) + parts * 2 * (20 + 14) +
          kJoinTopBatch * 2 * (24 + 24 + 4) + (std::size_t{3} << 20);
