@@ -1119,9 +1119,9 @@ struct SieveScratch {
   std::vector<std::uint64_t> lanes;       // the visits' lanes, 8 words each
   std::vector<std::uint64_t> pairs;       // cuts_by_pairs' bit sets of sampled pairs
   std::vector<std::uint32_t> part_start;  // the groups' starts among the members one vl meets
-  // A group's layout key from its key (the cut diagonals' bits in the order the blocks want),
-  // and the group that has each layout key.
-  std::vector<std::uint32_t> layout_key, group_at;
+  // The group (key) that has each layout key (the cut diagonals' bits in the order the blocks
+  // want).
+  std::vector<std::uint32_t> group_at;
 };
 
 // Word w of the 512-bit mask with bits [from, to) set (w within them).
@@ -1540,14 +1540,12 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
     };
     sort_by(0, [&](int x, int y) { return occ_a[diagonal[x]] > occ_a[diagonal[y]]; });
     sort_by(cl, [&](int x, int y) { return occ_b[diagonal[x]] < occ_b[diagonal[y]]; });
-    std::uint32_t bit[kMaxCuts];  // by key bit: its layout key bit
-    for (int i = 0; i < c; ++i) bit[order[i]] = 1u << i;
-    sc.layout_key.resize(groups);
+    // By doubling: a layout key's group is that of the key without its lowest bit, with that
+    // bit's key bit.
     sc.group_at.resize(groups);
-    sc.layout_key[0] = 0;
-    for (std::uint32_t g = 1; g < groups; ++g)
-      sc.layout_key[g] = sc.layout_key[g & (g - 1)] | bit[std::countr_zero(g)];
-    for (std::uint32_t g = 0; g < groups; ++g) sc.group_at[sc.layout_key[g]] = g;
+    sc.group_at[0] = 0;
+    for (std::uint32_t l = 1; l < groups; ++l)
+      sc.group_at[l] = sc.group_at[l & (l - 1)] | 1u << order[std::countr_zero(l)];
   }
   sc.a.resize(na);
   sieve_sort(
@@ -1610,7 +1608,6 @@ struct Scratch {
     reserve(sieve.part_start, (std::size_t{1} << kMaxCuts) + 1);
     reserve(sieve.a_start, (std::size_t{1} << kMaxCuts) + 1);
     reserve(sieve.b_start, (std::size_t{1} << kMaxCuts) + 1);
-    reserve(sieve.layout_key, std::size_t{1} << kMaxCuts);
     reserve(sieve.group_at, std::size_t{1} << kMaxCuts);
     reserve(sieve.visit, std::size_t{1} << kMaxCuts);
     reserve(sieve.counts, std::size_t{8} << kMaxCuts);
