@@ -10,6 +10,21 @@ NQ_PACKAGES=(cmake g++ make pkg-config libtbb-dev libhwloc-dev libcli11-dev libg
 # nothing when the field is absent): nq_field seconds <result.json
 nq_field() { jq -r --arg key "$1" '.[$key] // empty'; }
 
+# The CPU the figures come from, as one line: its model name, family and model (the same VM can
+# be handed out on different CPU generations, whose figures do not compare), the CPU count and the
+# L1 data and L2 caches a core (glibc's getconf, which reads CPUID where sysfs lists no caches).
+nq_machine() {
+  local cpu l1 l2
+  cpu=$(awk -F': ' '/^model name/ && !m {m = $2} /^cpu family/ && !f {f = $2}
+                    /^model\t/ && !o {o = $2} END {print (m ? m : "unknown CPU") \
+                    (f != "" ? ", family " f : "") (o != "" ? ", model " o : "")}' /proc/cpuinfo)
+  l1=$(getconf LEVEL1_DCACHE_SIZE 2>/dev/null || true)
+  l2=$(getconf LEVEL2_CACHE_SIZE 2>/dev/null || true)
+  [[ "$l1" =~ ^[1-9][0-9]*$ ]] || l1=  # 0 or nothing: not known here
+  [[ "$l2" =~ ^[1-9][0-9]*$ ]] || l2=
+  echo "$cpu; $(nproc) CPUs${l1:+, L1d $((l1 / 1024)) KB}${l2:+, L2 $((l2 / 1024)) KB}"
+}
+
 nq_missing_packages() {
   local missing=() p
   for p in "${NQ_PACKAGES[@]}" "$@"; do

@@ -65,6 +65,10 @@ TEST(BenchFrontier, WithoutAgainstOnlyThisBuild) {
   EXPECT_NE(r.out.find("# n = 9 (this build): 2.000\n"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("(against)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("interleaved"), std::string::npos) << r.out;
+  // The machine the figures come from: CPU model and family, CPUs (the same VM comes on
+  // different CPU generations).
+  EXPECT_NE(r.out.find("\n# machine: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" CPUs"), std::string::npos) << r.out;
   EXPECT_EQ(read_file(dir + "/calls"),
             "self 8\nself 8\nself 8\nself 9\nself 9\nself 9\n"
             "self 10\nself 10\nself 10\n");
