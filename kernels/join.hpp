@@ -1329,7 +1329,9 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   // and 32 a group slower at n = 18 to 20. From 36 shared diagonals where a call has 1e10 pairs
   // or more (n = 21's largest calls and some of n = 22's): their member visits in nq_bench_join
   // 18% and 11% fewer; n = 20's calls are smaller, and took 2 to 3% more time with 36 at every
-  // size.
+  // size. One cut more where it leaves 7k + 1 diagonals instead of 7k + 2 (a chunk fewer)
+  // measured the same at n = 21 and 22: it applies to 5% of their sieved pairs, the rest keep
+  // 26 to 29 diagonals, 4 chunks (perf/results/log.md, stop 37).
   int c = 0;
   const double pairs = static_cast<double>(na) * static_cast<double>(nb);
   if (na >= 512 && pairs >= 1e7) {
