@@ -260,6 +260,7 @@ TEST(Numa, ScalingScriptWritesCsvAndPlot) {
   }
   EXPECT_EQ(rows, 3);
   EXPECT_GT(std::filesystem::file_size(dir + "/scaling.png"), 1000u);
+  EXPECT_NE(read_text(dir + "/machine.txt").find(" CPUs"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(dir + "/ceiling.csv"));  // only with --ceiling
   // --ceiling: T independent one-thread copies at once, their throughput against one copy.
   const Outcome c =
