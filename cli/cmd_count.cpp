@@ -199,6 +199,7 @@ int report_count(const CountArgs& args, const CountResult& r, const RankShares& 
                              {"cpus", a.cpus},
                              {"pinned", a.pinned},
                              {"ran_on", a.ran_on},
+                             {"worker_cpus", a.worker_cpus},
                              {"subproblems", a.subproblems},
                              {"helped", a.helped},
                              {"stolen", a.stolen}});

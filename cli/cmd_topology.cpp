@@ -35,7 +35,10 @@ int run_topology(const TopologyArgs& args) {
     j["threads"] = plan.threads;
     j["arenas"] = nlohmann::json::array();
     for (const ArenaPlan& a : plan.arenas)
-      j["arenas"].push_back({{"node", a.node}, {"threads", a.threads}, {"cpus", a.cpus}});
+      j["arenas"].push_back({{"node", a.node},
+                             {"threads", a.threads},
+                             {"cpus", a.cpus},
+                             {"worker_cpus", worker_cpus(a, {})}});
     std::cout << j.dump() << "\n";
     return 0;
   }
@@ -54,7 +57,8 @@ int run_topology(const TopologyArgs& args) {
   for (const ArenaPlan& a : plan.arenas) {
     o << "  arena";
     if (a.node >= 0)
-      o << " on node " << a.node << ": " << a.threads << " threads on cpus " << cpu_list(a.cpus);
+      o << " on node " << a.node << ": " << a.threads << " threads on cpus " << cpu_list(a.cpus)
+        << (worker_cpus(a, {}).empty() ? "" : ", one a CPU");
     else
       o << ": " << a.threads << " threads, unpinned";
     o << "\n";

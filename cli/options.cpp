@@ -264,8 +264,8 @@ std::vector<OptionRow> option_table(Args& a) {
       {"count",
        "--numa",
        &a.count.numa,
-       "auto: one task arena per NUMA node, threads pinned to its CPUs, memory on the node; "
-       "off: one unpinned arena",
+       "auto: one task arena per NUMA node, threads pinned to its CPUs, memory on the node, and "
+       "one CPU a thread where the threads match the CPUs; off: one unpinned arena",
        std::nullopt,
        {"auto", "off"}},
       {"count", "--task-stats", &a.count.task_stats, task_stats_help.c_str()},

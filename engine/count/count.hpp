@@ -88,6 +88,9 @@ struct ArenaResult {
   std::uint64_t subproblems = 0;  // counted by its threads
   std::uint64_t helped = 0;       // of those, taken from another node's share
   std::uint64_t stolen = 0;       // of those, taken from another thread of the same node
+  // The CPU each worker bound itself to for its loop, where the arena has one thread a CPU
+  // (topology.hpp, worker_cpus); empty where its threads moved freely.
+  std::vector<int> worker_cpus;
 };
 
 struct CountResult {

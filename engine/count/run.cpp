@@ -85,6 +85,7 @@ struct WorkRanges {
   // placed: the workers then gather each claim from the plan (no serial copy of the plan).
   std::vector<Subproblem*> local;
   std::unique_ptr<RangeWord[]> words;  // one per worker
+  std::vector<int> cpu;                // per worker: the one CPU it binds itself to, or -1
 };
 
 // Checkpoint, resume and progress (engine/count/journal.hpp, engine/count/cost.hpp): which plan
@@ -127,13 +128,9 @@ const std::vector<int> kNoCpus;
 
 // Whether `cpus` holds every CPU the process's affinity mask allows.
 bool covers_allowed_cpus(const std::vector<int>& cpus) {
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return false;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
-    if (CPU_ISSET(cpu, &allowed) && std::find(cpus.begin(), cpus.end(), cpu) == cpus.end())
-      return false;
-  return true;
+  const std::vector<int> allowed = allowed_cpus();
+  return !allowed.empty() &&
+         std::includes(cpus.begin(), cpus.end(), allowed.begin(), allowed.end());
 }
 
 // What one worker loop accumulates: its own partial sums (no shared atomics per subproblem)
@@ -144,6 +141,7 @@ struct alignas(64) WorkerTally {
   std::uint64_t stolen = 0;         // subproblems of its own node taken from another thread's range
   std::uint64_t cross_checked = 0;  // of its subproblems, counted twice
   std::vector<int> cpus_seen;
+  int bound_to = -1;  // the one CPU it was bound to for its loop (worker_cpus), or -1
 };
 
 // The CPU time of the calling thread. Task costs are measured with it rather than the wall
@@ -526,6 +524,8 @@ Plan plan_for(const CountConfig& config, const Kernel* kernel, int threads,
 // richest range (its node's first, then any node's: schedule.hpp), which becomes its own.
 // WorkRanges has the invariants that make the compare-and-swaps below enough.
 void work(WorkRanges& work_ranges, std::size_t me, const Counter& counter, WorkerTally& tally) {
+  const CpuPin pin(work_ranges.cpu[me]);
+  if (pin.pinned()) tally.bound_to = work_ranges.cpu[me];
   auto note_cpu = [&] {
     const int cpu = current_cpu();
     if (cpu >= 0 &&
@@ -619,6 +619,17 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
   for (std::size_t w = 0; w < layout.workers(); ++w)
     work_ranges.words[w].range.store(pack_range(layout.range_begin[w], layout.range_begin[w + 1]),
                                      std::memory_order_relaxed);
+  // One CPU a worker where an arena has as many threads as CPUs (topology.hpp, worker_cpus);
+  // not with --numa off, which leaves every thread to the operating system.
+  work_ranges.cpu.assign(layout.workers(), -1);
+  if (config.numa) {
+    const std::vector<int> allowed = allowed_cpus();
+    for (std::size_t a = 0; a < numa.arenas.size(); ++a) {
+      const std::vector<int> cpus = worker_cpus(numa.arenas[a], allowed);
+      for (std::size_t i = 0; i < cpus.size(); ++i)
+        work_ranges.cpu[layout.worker_begin[a] + i] = cpus[i];
+    }
+  }
 
   // Pinning and node-local memory only where there is something to place: one arena over
   // every CPU this process may use needs neither (and then no hwloc topology is loaded).
@@ -692,6 +703,7 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
       r.stolen += t.stolen;
       result.cross_checked += t.cross_checked;
       r.ran_on.insert(r.ran_on.end(), t.cpus_seen.begin(), t.cpus_seen.end());
+      if (t.bound_to >= 0) r.worker_cpus.push_back(t.bound_to);
     }
     std::sort(r.ran_on.begin(), r.ran_on.end());
     r.ran_on.erase(std::unique(r.ran_on.begin(), r.ran_on.end()), r.ran_on.end());

@@ -227,4 +227,43 @@ int current_cpu() {
   return sched_getcpu();
 }
 
+namespace {
+
+bool set_affinity(const std::vector<int>& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : cpus)
+    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
+  return CPU_COUNT(&set) > 0 && sched_setaffinity(0, sizeof(set), &set) == 0;
+}
+
+}  // namespace
+
+std::vector<int> allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> out;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return out;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) out.push_back(c);
+  return out;
+}
+
+std::vector<int> worker_cpus(const ArenaPlan& arena, const std::vector<int>& allowed) {
+  const std::vector<int>& cpus = arena.cpus.empty() ? allowed : arena.cpus;
+  if (arena.threads <= 0 || cpus.size() != static_cast<std::size_t>(arena.threads)) return {};
+  return cpus;
+}
+
+CpuPin::CpuPin(int cpu) {
+  if (cpu < 0) return;
+  saved_ = allowed_cpus();
+  if (!saved_.empty() && std::find(saved_.begin(), saved_.end(), cpu) != saved_.end())
+    pinned_ = set_affinity({cpu});
+}
+
+CpuPin::~CpuPin() {
+  if (pinned_) set_affinity(saved_);
+}
+
 }  // namespace nq

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "count/count.hpp"
+#include "count/topology.hpp"
 #include "tests/cli_runner.hpp"
 
 namespace {
@@ -63,6 +64,7 @@ void check_fake_machine(int nodes, int n) {
   EXPECT_EQ(numa["verified"], true);
   EXPECT_EQ(numa["numa_nodes"], nodes);
   EXPECT_EQ(flat["numa_nodes"], 1);
+  EXPECT_TRUE(flat["arenas"][0]["worker_cpus"].empty());  // --numa off binds nothing
   ASSERT_EQ(numa["arenas"].size(), static_cast<std::size_t>(nodes));
 
   const std::set<int> usable = usable_cpus();
@@ -77,8 +79,10 @@ void check_fake_machine(int nodes, int n) {
     if (usable.count(k)) {  // the node's CPU exists here: its thread must have run there only
       EXPECT_EQ(a["pinned"], true) << "node " << k;
       for (const auto& cpu : a["ran_on"]) EXPECT_EQ(cpu, k) << "node " << k;
+      EXPECT_EQ(a["worker_cpus"], nlohmann::json::array({k})) << "node " << k;  // one a CPU
     } else {
       EXPECT_EQ(a["pinned"], false) << "node " << k << " has no CPU here";
+      EXPECT_TRUE(a["worker_cpus"].empty()) << "node " << k;
     }
   }
   EXPECT_EQ(done, numa["subproblems"].get<std::uint64_t>());
@@ -108,11 +112,15 @@ TEST(Numa, TopologyCommandShowsTheFakeMachineAndPlan) {
   EXPECT_EQ(threads, 10);
   EXPECT_EQ(j["arenas"][3]["cpus"].size(), 16u);
   EXPECT_EQ(j["arenas"][3]["cpus"][0], 48);
+  EXPECT_TRUE(j["arenas"][3]["worker_cpus"].empty());  // fewer threads than CPUs: free
 
   const Outcome text = run(fake("pack:2 numa:2 core:16 pu:1"), "topology --threads 64");
   EXPECT_EQ(text.status, 0);
-  EXPECT_NE(text.out.find("arena on node 3: 16 threads on cpus 48-63"), std::string::npos)
+  EXPECT_NE(text.out.find("arena on node 3: 16 threads on cpus 48-63, one a CPU"),
+            std::string::npos)
       << text.out;
+  const Outcome fewer = run(fake("pack:2 numa:2 core:16 pu:1"), "topology --threads 60");
+  EXPECT_EQ(fewer.out.find("one a CPU"), std::string::npos) << fewer.out;
 }
 
 TEST(Numa, TopologyOfThisMachine) {
@@ -323,6 +331,38 @@ TEST(Numa, EngineCountsTheSameWithAndWithoutNuma) {
     ASSERT_EQ(b->arenas.size(), 1u);
     EXPECT_EQ(b->arenas[0].node, -1);
     EXPECT_FALSE(b->arenas[0].pinned);
+  }
+}
+
+// As many threads as CPUs: each worker bound to its own (worker_cpus), which --numa off leaves to
+// the operating system, as it does a count with fewer threads than CPUs.
+TEST(Numa, OneCpuAWorkerWhenTheThreadsMatchTheCpus) {
+  const std::vector<int> allowed = nq::allowed_cpus();
+  ASSERT_FALSE(allowed.empty());
+  nq::CountConfig c;
+  c.n = 12;
+  c.threads = static_cast<int>(allowed.size());
+  const auto pinned = nq::count(c);
+  ASSERT_TRUE(pinned.ok());
+  std::vector<int> bound;
+  for (const auto& arena : pinned->arenas) {
+    EXPECT_EQ(arena.worker_cpus.size(), static_cast<std::size_t>(arena.threads)) << arena.node;
+    bound.insert(bound.end(), arena.worker_cpus.begin(), arena.worker_cpus.end());
+  }
+  std::sort(bound.begin(), bound.end());
+  EXPECT_EQ(bound, allowed);
+  EXPECT_EQ(nq::allowed_cpus(), allowed);  // the calling thread's mask is its own again
+  c.numa = false;
+  const auto off = nq::count(c);
+  ASSERT_TRUE(off.ok());
+  EXPECT_TRUE(off->arenas[0].worker_cpus.empty());
+  EXPECT_TRUE(off->orbits.total == pinned->orbits.total);
+  c.numa = true;
+  c.threads = static_cast<int>(allowed.size()) + 1;
+  const auto more = nq::count(c);
+  ASSERT_TRUE(more.ok());
+  if (more->arenas.size() == 1) {
+    EXPECT_TRUE(more->arenas[0].worker_cpus.empty());
   }
 }
 

@@ -130,6 +130,34 @@ TEST(NumaPlan, OffMeansOneUnpinnedArena) {
   EXPECT_EQ(plan_arenas(Topology{}, 5, true).arenas.size(), 1u);  // nothing known: same
 }
 
+TEST(NumaPlan, OneCpuAWorkerOnlyWhereThreadsMatchTheCpus) {
+  EXPECT_EQ(worker_cpus({0, 2, {4, 5}}, {0, 1}), (std::vector<int>{4, 5}));  // the node's own
+  EXPECT_TRUE(worker_cpus({0, 1, {4, 5}}, {0, 1}).empty());                  // fewer threads
+  EXPECT_TRUE(worker_cpus({0, 3, {4, 5}}, {0, 1}).empty());                  // more threads
+  EXPECT_EQ(worker_cpus({-1, 2, {}}, {0, 3}), (std::vector<int>{0, 3}));     // no node: allowed
+  EXPECT_TRUE(worker_cpus({-1, 2, {}}, {}).empty());                         // nothing known
+  // Every node of a synthetic machine, planned for one thread a PU.
+  const NumaPlan p = plan_arenas(machine("pack:2 numa:2 core:4 pu:2"), 32, true);
+  for (const ArenaPlan& a : p.arenas) EXPECT_EQ(worker_cpus(a, {}), a.cpus) << a.node;
+}
+
+TEST(CpuPin, BindsTheThreadToOneCpuAndGivesItsMaskBack) {
+  const std::vector<int> before = allowed_cpus();
+  ASSERT_FALSE(before.empty());
+  {
+    const CpuPin pin(before.back());
+    EXPECT_TRUE(pin.pinned());
+    EXPECT_EQ(allowed_cpus(), std::vector<int>{before.back()});
+    EXPECT_EQ(current_cpu(), before.back());
+  }
+  EXPECT_EQ(allowed_cpus(), before);
+  for (int cpu : {-1, 1 << 20}) {  // none asked, and one this thread may not use
+    const CpuPin pin(cpu);
+    EXPECT_FALSE(pin.pinned()) << cpu;
+    EXPECT_EQ(allowed_cpus(), before) << cpu;
+  }
+}
+
 TEST(NumaPlan, CpuListIsCompact) {
   EXPECT_EQ(cpu_list({0, 1, 2, 3, 8, 10, 11}), "0-3,8,10-11");
   EXPECT_EQ(cpu_list({5}), "5");
