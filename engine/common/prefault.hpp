@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace nq {
 
@@ -27,6 +28,16 @@ inline void prefault_for_writing(const void* data, std::size_t bytes) {
   (void)data;
   (void)bytes;
 #endif
+}
+
+// Reserves room for `count` elements and faults it in at once: the elements that resize,
+// assign or push_back then write land on mapped pages. For the per-task arrays a count builds
+// before it starts (costs, order, the threads' ranges: 48,620 tasks at n = 17, about 750 fresh
+// pages and 9 ms of faults on this project's VMs, a twentieth of the whole count).
+template <class T>
+void reserve_prefaulted(std::vector<T>& v, std::size_t count) {
+  v.reserve(count);
+  prefault_for_writing(v.data() + v.size(), (v.capacity() - v.size()) * sizeof(T));
 }
 
 }  // namespace nq

@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 
+#include "common/prefault.hpp"
 #include "count/plan.hpp"
 #include "kernels/kernels.hpp"
 
@@ -123,7 +124,9 @@ std::uint64_t estimate_plan_cost(const Plan& plan, std::size_t i) {
 }
 
 std::vector<std::uint64_t> estimate_costs(const Plan& plan) {
-  std::vector<std::uint64_t> costs(plan.size());
+  std::vector<std::uint64_t> costs;
+  reserve_prefaulted(costs, plan.size());
+  costs.resize(plan.size());
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, costs.size(), 256), [&](const auto& r) {
     for (std::size_t i = r.begin(); i < r.end(); ++i) costs[i] = estimate_plan_cost(plan, i);
   });

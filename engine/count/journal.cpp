@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "common/file_io.hpp"
+#include "common/prefault.hpp"
 #include "count/plan.hpp"
 
 namespace nq {
@@ -132,7 +133,7 @@ ResumePoint resume_point(const Plan& plan, std::span<const FinishedSubproblem> f
     r.done.nodes += f.tally.nodes;
     r.done.subproblems += 1;
   }
-  r.todo.reserve(done.size() - r.done.subproblems);
+  reserve_prefaulted(r.todo, done.size() - r.done.subproblems);
   for (std::size_t i = 0; i < done.size(); ++i)
     if (!done[i]) r.todo.push_back(i);
   return r;

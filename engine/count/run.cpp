@@ -25,6 +25,7 @@
 #include <span>
 #include <string>
 
+#include "common/prefault.hpp"
 #include "common/sanitizers.hpp"
 #include "common/splitmix.hpp"
 #include "count/cost.hpp"
@@ -600,7 +601,9 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
 
   // Order and deal by estimated cost; only the selected subproblems (resume, MPI) are dealt.
   const std::size_t total = plan.size();
-  std::vector<double> estimate(total);
+  std::vector<double> estimate;
+  reserve_prefaulted(estimate, total);
+  estimate.resize(total);
   for (std::size_t i = 0; i < total; ++i) estimate[i] = static_cast<double>((*hooks.costs)[i]);
   // The row-split plan is dealt in its own order instead (claim_order).
   std::vector<std::uint32_t> order = claim_order(estimate, plan.rowsplit());

@@ -11,12 +11,15 @@
 #include <queue>
 #include <sstream>
 
+#include "common/prefault.hpp"
 #include "count/topology.hpp"
 
 namespace nq {
 
 std::vector<std::uint32_t> largest_first(const std::vector<double>& costs) {
-  std::vector<std::uint32_t> order(costs.size());
+  std::vector<std::uint32_t> order;
+  reserve_prefaulted(order, costs.size());
+  order.resize(costs.size());
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::uint32_t a, std::uint32_t b) { return costs[a] > costs[b]; });
@@ -25,7 +28,9 @@ std::vector<std::uint32_t> largest_first(const std::vector<double>& costs) {
 
 std::vector<std::uint32_t> claim_order(const std::vector<double>& costs, bool plan_order) {
   if (!plan_order) return largest_first(costs);
-  std::vector<std::uint32_t> order(costs.size());
+  std::vector<std::uint32_t> order;
+  reserve_prefaulted(order, costs.size());
+  order.resize(costs.size());
   std::iota(order.begin(), order.end(), 0u);
   return order;
 }
@@ -35,6 +40,11 @@ std::vector<std::vector<std::uint32_t>> deal_to_arenas(const std::vector<std::ui
                                                        const std::vector<int>& threads) {
   std::vector<std::vector<std::uint32_t>> queues(threads.size());
   if (threads.empty()) return queues;
+  if (threads.size() == 1) {  // one arena takes the whole order
+    reserve_prefaulted(queues[0], order.size());
+    queues[0].assign(order.begin(), order.end());
+    return queues;
+  }
   // A min-heap of (load per thread, arena): the least loaded arena on top, ties to the lower.
   using Entry = std::pair<double, std::size_t>;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> lightest;
@@ -65,7 +75,8 @@ ThreadRanges split_among_threads(const std::vector<std::uint32_t>& ids,
   if (keep_order) {
     // Contiguous blocks: thread t's block ends where the prefix cost is nearest (t+1)/T of the
     // total (neighbours in plan order share the join kernel's cached rows).
-    r.ids = ids;
+    reserve_prefaulted(r.ids, ids.size());
+    r.ids.assign(ids.begin(), ids.end());
     const std::vector<double> after = suffix_costs(ids, costs);
     const double total = after[0];
     std::size_t k = 0;
@@ -78,7 +89,7 @@ ThreadRanges split_among_threads(const std::vector<std::uint32_t>& ids,
   } else {
     // LPT over the threads (one each); a share keeps the list's order, largest first.
     const auto shares = deal_to_arenas(ids, costs, std::vector<int>(t_count, 1));
-    r.ids.reserve(ids.size());
+    reserve_prefaulted(r.ids, ids.size());
     for (std::size_t t = 0; t < t_count; ++t) {
       r.bounds[t] = r.ids.size();
       r.ids.insert(r.ids.end(), shares[t].begin(), shares[t].end());
@@ -90,7 +101,9 @@ ThreadRanges split_among_threads(const std::vector<std::uint32_t>& ids,
 
 std::vector<double> suffix_costs(const std::vector<std::uint32_t>& ids,
                                  const std::vector<double>& costs) {
-  std::vector<double> after(ids.size() + 1, 0.0);
+  std::vector<double> after;
+  reserve_prefaulted(after, ids.size() + 1);
+  after.resize(ids.size() + 1, 0.0);
   for (std::size_t k = ids.size(); k-- > 0;)
     after[k] = after[k + 1] + std::max(costs[ids[k]], 1e-12);
   return after;
@@ -140,6 +153,7 @@ StealCut cut_for_steal(const WorkLayout& layout, std::size_t begin, std::size_t 
 WorkLayout lay_out_work(const std::vector<std::uint32_t>& order, const std::vector<double>& costs,
                         const std::vector<int>& threads, bool keep_order) {
   WorkLayout layout;
+  reserve_prefaulted(layout.ids, order.size());
   const auto dealt = deal_to_arenas(order, costs, threads);
   layout.node_begin.push_back(0);
   layout.worker_begin.push_back(0);
