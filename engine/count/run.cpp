@@ -7,7 +7,6 @@
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 #include <oneapi/tbb/task_scheduler_observer.h>
-#include <sched.h>
 #include <time.h>
 
 #include <algorithm>
@@ -127,7 +126,7 @@ class ArenaPinning : public tbb::task_scheduler_observer {
 
 const std::vector<int> kNoCpus;
 
-// Whether `cpus` holds every CPU the process's affinity mask allows.
+// Whether `cpus` (ascending) holds every CPU the process's affinity mask allows.
 bool covers_allowed_cpus(const std::vector<int>& cpus) {
   const std::vector<int> allowed = allowed_cpus();
   return !allowed.empty() &&

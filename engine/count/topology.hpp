@@ -94,7 +94,7 @@ std::vector<int> allowed_cpus();
 // arena without a node, `allowed`), worker i of the arena gets the i-th of them; otherwise none
 // (empty), and its threads move freely over the arena's CPUs. Left free, two busy workers could
 // share one CPU while the other idled: on this project's 2-vCPU VM the kernel kept both workers
-// of n = 17 on one CPU for the whole 0.3 s count in about a third of the runs.
+// of n = 17 on one CPU for most of the count in 4 runs of 12 at one time, 26 of 40 at another.
 std::vector<int> worker_cpus(const ArenaPlan& arena, const std::vector<int>& allowed);
 
 // Binds the calling thread to one CPU while it lives and gives it back its affinity mask after

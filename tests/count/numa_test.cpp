@@ -3,7 +3,6 @@
 // and HWLOC_THISSYSTEM=1 in its environment (hwloc then binds threads to the fake nodes' CPUs
 // for real, where this machine has those CPUs).
 #include <gtest/gtest.h>
-#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,13 +35,8 @@ std::string fake(const std::string& description) {
 
 // The CPUs this process may run on: a fake node's CPUs "exist" when they are among these.
 std::set<int> usable_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::set<int> cpus;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0)
-    for (int c = 0; c < CPU_SETSIZE; ++c)
-      if (CPU_ISSET(c, &set)) cpus.insert(c);
-  return cpus;
+  const std::vector<int> allowed = nq::allowed_cpus();
+  return std::set<int>(allowed.begin(), allowed.end());
 }
 
 nlohmann::json count_json(const std::string& env, const std::string& args) {
