@@ -126,9 +126,8 @@ class ArenaPinning : public tbb::task_scheduler_observer {
 
 const std::vector<int> kNoCpus;
 
-// Whether `cpus` (ascending) holds every CPU the process's affinity mask allows.
-bool covers_allowed_cpus(const std::vector<int>& cpus) {
-  const std::vector<int> allowed = allowed_cpus();
+// Whether `cpus` (ascending) holds every CPU of `allowed` (allowed_cpus()).
+bool covers_allowed_cpus(const std::vector<int>& cpus, const std::vector<int>& allowed) {
   return !allowed.empty() &&
          std::includes(cpus.begin(), cpus.end(), allowed.begin(), allowed.end());
 }
@@ -615,17 +614,18 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
   for (const ArenaPlan& a : numa.arenas) threads.push_back(a.threads);
   // Dealt to the nodes, each node's list split into one range per thread (schedule.hpp).
   WorkRanges work_ranges;
-  work_ranges.layout = lay_out_work(order, estimate, threads, plan.rowsplit());
+  work_ranges.layout = lay_out_work(std::move(order), estimate, threads, plan.rowsplit());
   const WorkLayout& layout = work_ranges.layout;
   work_ranges.words = std::make_unique<RangeWord[]>(layout.workers());
   for (std::size_t w = 0; w < layout.workers(); ++w)
     work_ranges.words[w].range.store(pack_range(layout.range_begin[w], layout.range_begin[w + 1]),
                                      std::memory_order_relaxed);
   // One CPU a worker where an arena has as many threads as CPUs (topology.hpp, worker_cpus);
-  // not with --numa off, which leaves every thread to the operating system.
+  // not with --numa off, which leaves every thread to the operating system. (`allowed` also
+  // tells whether the lone arena needs pinning at all, below.)
+  const std::vector<int> allowed = allowed_cpus();
   work_ranges.cpu.assign(layout.workers(), -1);
   if (config.numa) {
-    const std::vector<int> allowed = allowed_cpus();
     for (std::size_t a = 0; a < numa.arenas.size(); ++a) {
       const std::vector<int> cpus = worker_cpus(numa.arenas[a], allowed);
       for (std::size_t i = 0; i < cpus.size(); ++i)
@@ -635,8 +635,9 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
 
   // Pinning and node-local memory only where there is something to place: one arena over
   // every CPU this process may use needs neither (and then no hwloc topology is loaded).
-  const bool placed = numa.arenas.size() > 1 ||
-                      (!numa.arenas[0].cpus.empty() && !covers_allowed_cpus(numa.arenas[0].cpus));
+  const bool placed =
+      numa.arenas.size() > 1 ||
+      (!numa.arenas[0].cpus.empty() && !covers_allowed_cpus(numa.arenas[0].cpus, allowed));
   std::optional<Binder> binder;
   if (placed) binder.emplace();
   const std::size_t nodes = numa.arenas.size();

@@ -35,14 +35,13 @@ std::vector<std::uint32_t> claim_order(const std::vector<double>& costs, bool pl
   return order;
 }
 
-std::vector<std::vector<std::uint32_t>> deal_to_arenas(const std::vector<std::uint32_t>& order,
+std::vector<std::vector<std::uint32_t>> deal_to_arenas(std::vector<std::uint32_t> order,
                                                        const std::vector<double>& costs,
                                                        const std::vector<int>& threads) {
   std::vector<std::vector<std::uint32_t>> queues(threads.size());
   if (threads.empty()) return queues;
   if (threads.size() == 1) {  // one arena takes the whole order
-    reserve_prefaulted(queues[0], order.size());
-    queues[0].assign(order.begin(), order.end());
+    queues[0] = std::move(order);
     return queues;
   }
   // A min-heap of (load per thread, arena): the least loaded arena on top, ties to the lower.
@@ -67,16 +66,15 @@ std::size_t claim_size(std::size_t length, int threads) {
   return std::clamp<std::size_t>(per, 1, kMaxClaim);
 }
 
-ThreadRanges split_among_threads(const std::vector<std::uint32_t>& ids,
-                                 const std::vector<double>& costs, int threads, bool keep_order) {
+ThreadRanges split_among_threads(std::vector<std::uint32_t> ids, const std::vector<double>& costs,
+                                 int threads, bool keep_order) {
   const auto t_count = static_cast<std::size_t>(std::max(threads, 1));
   ThreadRanges r;
   r.bounds.assign(t_count + 1, 0);
+  r.bounds[t_count] = ids.size();
   if (keep_order) {
     // Contiguous blocks: thread t's block ends where the prefix cost is nearest (t+1)/T of the
     // total (neighbours in plan order share the join kernel's cached rows).
-    reserve_prefaulted(r.ids, ids.size());
-    r.ids.assign(ids.begin(), ids.end());
     const std::vector<double> after = suffix_costs(ids, costs);
     const double total = after[0];
     std::size_t k = 0;
@@ -86,16 +84,16 @@ ThreadRanges split_among_threads(const std::vector<std::uint32_t>& ids,
       while (k < ids.size() && (total - after[k + 1]) - target <= target - (total - after[k])) ++k;
       r.bounds[t] = k;
     }
+    r.ids = std::move(ids);
   } else {
     // LPT over the threads (one each); a share keeps the list's order, largest first.
-    const auto shares = deal_to_arenas(ids, costs, std::vector<int>(t_count, 1));
+    const auto shares = deal_to_arenas(std::move(ids), costs, std::vector<int>(t_count, 1));
     reserve_prefaulted(r.ids, ids.size());
     for (std::size_t t = 0; t < t_count; ++t) {
       r.bounds[t] = r.ids.size();
       r.ids.insert(r.ids.end(), shares[t].begin(), shares[t].end());
     }
   }
-  r.bounds[t_count] = ids.size();
   return r;
 }
 
@@ -150,16 +148,17 @@ StealCut cut_for_steal(const WorkLayout& layout, std::size_t begin, std::size_t 
   return {mid, end, begin, mid};
 }
 
-WorkLayout lay_out_work(const std::vector<std::uint32_t>& order, const std::vector<double>& costs,
+WorkLayout lay_out_work(std::vector<std::uint32_t> order, const std::vector<double>& costs,
                         const std::vector<int>& threads, bool keep_order) {
   WorkLayout layout;
   reserve_prefaulted(layout.ids, order.size());
-  const auto dealt = deal_to_arenas(order, costs, threads);
+  auto dealt = deal_to_arenas(std::move(order), costs, threads);
   layout.node_begin.push_back(0);
   layout.worker_begin.push_back(0);
   for (std::size_t k = 0; k < dealt.size(); ++k) {
     const int t = std::max(threads[k], 1);
-    const ThreadRanges split = split_among_threads(dealt[k], costs, t, keep_order);
+    const std::size_t length = dealt[k].size();
+    const ThreadRanges split = split_among_threads(std::move(dealt[k]), costs, t, keep_order);
     const std::size_t base = layout.ids.size();
     for (int w = 0; w < t; ++w) {
       layout.range_begin.push_back(base + split.bounds[static_cast<std::size_t>(w)]);
@@ -168,7 +167,7 @@ WorkLayout lay_out_work(const std::vector<std::uint32_t>& order, const std::vect
     layout.ids.insert(layout.ids.end(), split.ids.begin(), split.ids.end());
     layout.node_begin.push_back(layout.ids.size());
     layout.worker_begin.push_back(layout.node_of.size());
-    layout.chunk.push_back(claim_size(dealt[k].size(), t));
+    layout.chunk.push_back(claim_size(length, t));
   }
   layout.range_begin.push_back(layout.ids.size());
   layout.after = suffix_costs(layout.ids, costs);

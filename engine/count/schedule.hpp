@@ -51,8 +51,8 @@ std::vector<std::uint32_t> claim_order(const std::vector<double>& costs, bool pl
 
 // Deals `order` (indices into costs) to arenas with `threads[a]` threads: each index goes to the
 // arena with the lowest load / threads so far (ties to the lower arena). Each queue keeps the
-// order it was dealt in.
-std::vector<std::vector<std::uint32_t>> deal_to_arenas(const std::vector<std::uint32_t>& order,
+// order it was dealt in. (By value: one arena takes the list itself.)
+std::vector<std::vector<std::uint32_t>> deal_to_arenas(std::vector<std::uint32_t> order,
                                                        const std::vector<double>& costs,
                                                        const std::vector<int>& threads);
 
@@ -73,9 +73,10 @@ struct ThreadRanges {
 // Splits a node's list (indices into costs) among `threads` threads. By default the list is
 // dealt to the threads with deal_to_arenas (one thread each) and laid out share by share, so a
 // thread's range keeps the list's order (largest first, for a largest-first list). With
-// `keep_order` the list stays as it is and is cut into contiguous blocks of about equal cost.
-ThreadRanges split_among_threads(const std::vector<std::uint32_t>& ids,
-                                 const std::vector<double>& costs, int threads, bool keep_order);
+// `keep_order` the list stays as it is (and is moved, not copied) and is cut into contiguous
+// blocks of about equal cost.
+ThreadRanges split_among_threads(std::vector<std::uint32_t> ids, const std::vector<double>& costs,
+                                 int threads, bool keep_order);
 
 // Suffix sums of a list's estimated costs: after[k] is the cost of positions k.. (after has one
 // entry more than the list, ending with 0). A cost counts at least 1e-12, as in the dealing.
@@ -122,8 +123,9 @@ struct WorkLayout {
 
 // Deals `order` to nodes of `threads[k]` threads (deal_to_arenas), then each node's list to its
 // threads (split_among_threads, with `keep_order`). Thieves take the front half of a range, or,
-// with `keep_order`, the back half.
-WorkLayout lay_out_work(const std::vector<std::uint32_t>& order, const std::vector<double>& costs,
+// with `keep_order`, the back half. With one node and `keep_order`, `order` reaches the layout
+// with one copy.
+WorkLayout lay_out_work(std::vector<std::uint32_t> order, const std::vector<double>& costs,
                         const std::vector<int>& threads, bool keep_order);
 
 // How a thief cuts the non-empty range [begin, end): at steal_split, taking the front part or
