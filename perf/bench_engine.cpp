@@ -1,9 +1,13 @@
 // Whole counts through the engine, one thread, side by side: the canonical-class engine
 // (auto kernel) against the classic kernel with mirror halving (--kernel reference).
 // Rate counters: nodes/s and solutions/s (solutions of the full board, weights included).
+// And the serial setup of a row-split count: every rank's cost estimate, on one thread.
 #include <benchmark/benchmark.h>
+#include <oneapi/tbb/task_arena.h>
 
+#include "count/cost.hpp"
 #include "count/count.hpp"
+#include "count/plan.hpp"
 
 namespace {
 
@@ -33,10 +37,23 @@ void BM_Reference(benchmark::State& s) {
   count_with(s, "reference");
 }
 
+// The cost estimates a row-split count makes before it starts: every rank unranked, its orbit
+// rule applied (odd n: the middle-queen rows it keeps) and the join's cost formula, in a
+// one-thread arena. Rate counter: ranks/s.
+void BM_RowSplitCosts(benchmark::State& state) {
+  const nq::Plan plan = nq::plan_rowsplit(static_cast<int>(state.range(0)), false);
+  tbb::task_arena one(1);
+  for (auto _ : state) one.execute([&] { benchmark::DoNotOptimize(nq::estimate_costs(plan)); });
+  state.counters["ranks/s"] =
+      benchmark::Counter(static_cast<double>(plan.ranks) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate);
+}
+
 // {n, threads}
 BENCHMARK(BM_Reference)->Args({14, 1})->Args({15, 1})->Args({16, 1})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Engine)->Args({14, 1})->Args({15, 1})->Args({16, 1})->Args({16, 2})->Unit(
     benchmark::kMillisecond);
+BENCHMARK(BM_RowSplitCosts)->Arg(16)->Arg(17)->Arg(18)->Arg(19)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
