@@ -88,7 +88,7 @@ ThreadRanges split_among_threads(std::vector<std::uint32_t> ids, const std::vect
   } else {
     // LPT over the threads (one each); a share keeps the list's order, largest first.
     const auto shares = deal_to_arenas(std::move(ids), costs, std::vector<int>(t_count, 1));
-    reserve_prefaulted(r.ids, ids.size());
+    reserve_prefaulted(r.ids, r.bounds[t_count]);  // the list's length (`ids` is moved from)
     for (std::size_t t = 0; t < t_count; ++t) {
       r.bounds[t] = r.ids.size();
       r.ids.insert(r.ids.end(), shares[t].begin(), shares[t].end());

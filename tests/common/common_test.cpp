@@ -111,8 +111,6 @@ TEST(TempBeside, PublishedWholeKeepingTheModeOrNotAtAll) {
   EXPECT_NE(create_temp_beside(dir + "/missing/out", fd, temp), 0);
 }
 
-// The reference sequence of splitmix64 from state 0 (its published first outputs), so that the
-// seeded draws built on it stay the same on every platform and after any refactoring.
 // How many of the pages of [data, data + bytes) are mapped (mincore), whole pages only.
 std::size_t resident_pages(const void* data, std::size_t bytes) {
   const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
@@ -147,6 +145,8 @@ TEST(ReservePrefaulted, KeepsTheElementsAndMapsTheRoomAtOnce) {
 #endif
 }
 
+// The reference sequence of splitmix64 from state 0 (its published first outputs), so that the
+// seeded draws built on it stay the same on every platform and after any refactoring.
 TEST(SplitMix64, ReferenceOutputsFromStateZero) {
   SplitMix64 g{0};
   EXPECT_EQ(g(), 0xe220a8397b1dcdafull);
