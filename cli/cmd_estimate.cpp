@@ -76,6 +76,7 @@ int run_estimate(const EstimateArgs& args) {
     j["seed"] = args.seed;
     j["sample_cpu_seconds"] = r->sample_seconds;
     j["passes"] = r->passes;
+    j["pass_draws"] = r->pass_draws;
     j["spread_seconds"] = r->spread_seconds;
     j["speed_spread"] = r->speed_spread;
     j["sampling_error"] = r->sampling_error;
@@ -116,7 +117,12 @@ int run_estimate(const EstimateArgs& args) {
   line("timing", r->passes > 1
                      ? std::to_string(r->passes) + " passes, the last " +
                            std::to_string(r->passes - 1) + " over " + general(r->spread_seconds) +
-                           " s: the machine's speed varied " + fixed(100 * r->speed_spread, 1) +
+                           " s" +
+                           (r->pass_draws < r->samples
+                                ? ", " + std::to_string(r->pass_draws) + " of the " +
+                                      std::to_string(r->samples) + " draws each, in turn"
+                                : std::string()) +
+                           ": the machine's speed varied " + fixed(100 * r->speed_spread, 1) +
                            "%, the sample's error " + fixed(100 * r->sampling_error, 1) +
                            "% (standard deviations, both in the interval)"
                      : "one pass (--spread 0): the interval is the sample's error only, " +

@@ -336,8 +336,9 @@ std::vector<OptionRow> option_table(Args& a) {
        "stop drawing more samples once this many seconds have passed (after two per stratum; "
        "default 0: no limit)"},
       {"estimate", "--spread", &a.estimate.spread,
-       "SEC: after the first pass, time the whole sample again, pass after pass, for SEC "
-       "seconds (at most half the count's estimated wall time; one pass more at least): "
+       "SEC: after the first pass, time the sample again, pass after pass, for SEC seconds "
+       "(at most half the count's estimated wall time; one pass more at least), all of it a "
+       "pass, or a part of it in turn where a whole pass would leave fewer than eight passes: "
        "how much the passes differ is the machine's speed changing, and it widens the "
        "core-hours' interval, which is for a count timed at another hour (default 60; 0: time "
        "once, the interval is the sampling error only)"},

@@ -68,6 +68,58 @@ Interval interval(double value, double variance, int df) {
 
 }  // namespace
 
+std::size_t draws_per_pass(std::size_t draws, int threads, double pass_seconds, double window) {
+  constexpr double kPasses = 8;  // passes wanted in the window
+  if (draws == 0 || !(pass_seconds * kPasses > window)) return draws;
+  const double part = std::ceil(static_cast<double>(draws) * window / (kPasses * pass_seconds));
+  const std::size_t least =
+      std::min<std::size_t>(draws, static_cast<std::size_t>(std::max(1, threads)));
+  return std::clamp(static_cast<std::size_t>(std::max(part, 1.0)), least, draws);
+}
+
+PassSpeeds pass_speeds(const std::vector<double>& weights,
+                       const std::vector<std::vector<std::pair<std::size_t, double>>>& passes) {
+  PassSpeeds out;
+  if (passes.size() < 2) return out;
+  const std::size_t draws = weights.size();
+  std::vector<double> first(draws, 0), sum(draws, 0), times(draws, 0);
+  for (const auto& [d, t] : passes[0]) first[d] = t;
+  for (const auto& pass : passes)
+    for (const auto& [d, t] : pass) {
+      sum[d] += t;
+      times[d] += 1;
+    }
+  std::vector<double> speed;
+  for (const auto& pass : passes) {
+    double now = 0, then = 0;
+    for (const auto& [d, t] : pass) {
+      now += weights[d] * t;
+      then += weights[d] * first[d];
+    }
+    if (then > 0) speed.push_back(now / then);
+  }
+  const double p = static_cast<double>(speed.size());
+  if (p >= 2) {
+    const double mean = std::accumulate(speed.begin(), speed.end(), 0.0) / p;
+    double ss = 0;
+    for (const double f : speed) ss += (f - mean) * (f - mean);
+    out.spread = std::sqrt(ss / (p - 1));
+  }
+  // c_p: the estimate's share carried by pass p's timings (a draw's weighted mean seconds, over
+  // the estimate, split evenly among its timings).
+  double estimate = 0;
+  for (std::size_t d = 0; d < draws; ++d)
+    if (times[d] > 0) estimate += weights[d] * sum[d] / times[d];
+  if (estimate > 0)
+    for (const auto& pass : passes) {
+      double c = 0;
+      for (const auto& [d, t] : pass) c += weights[d] * sum[d] / times[d] / times[d];
+      c /= estimate;
+      out.mean_share += c * c;
+    }
+  return out;
+}
+
 Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
   const int n = config.n;
   if (n < 4 || n > kMaxN)
@@ -213,46 +265,60 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
       tbb::parallel_for(first, draws.size(), [&](std::size_t i) { time_draw(draws[i]); });
     });
   }
-  // Each later pass times every draw again, until the passes after the first have taken the
+  // Each later pass times the draws again, until the passes after the first have taken the
   // spread's seconds (at most half the count's estimated wall time on these threads: the count
   // meets the machine's mean speed over its hours, and the passes should see a fair part of
-  // them).
-  int passes = 1;
+  // them); each pass all of them, or the next `per_pass` in turn where a pass over all would
+  // leave too few passes in the window (draws_per_pass). timings[p]: pass p's (draw, seconds).
+  std::vector<std::vector<std::pair<std::size_t, double>>> timings(1);
+  for (std::size_t i = 0; i < draws.size(); ++i) timings[0].emplace_back(i, draws[i].seconds[0]);
   double retimed = 0;  // wall seconds of the passes after the first
+  std::size_t per_pass = draws.size();
   if (config.spread > 0) {
-    double first_pass = 0;
-    for (const Draw& d : draws) first_pass += d.seconds[0] / d.share;
+    double first_pass = 0, spent = 0;
+    for (const Draw& d : draws) {
+      first_pass += d.seconds[0] / d.share;
+      spent += d.spent;
+    }
     first_pass /= static_cast<double>(rounds_done);  // each round estimates the total
     const double window = std::min(config.spread, 0.5 * first_pass / threads);
+    const std::size_t busy = std::min<std::size_t>(draws.size(), static_cast<std::size_t>(threads));
+    per_pass = draws_per_pass(draws.size(), threads, spent / static_cast<double>(busy), window);
     const auto again = std::chrono::steady_clock::now();
+    std::size_t next = 0;  // the first draw of the next pass
     do {
+      std::vector<std::size_t> these(per_pass);
+      for (std::size_t& i : these) {
+        i = next;
+        next = (next + 1) % draws.size();
+      }
       arena.execute([&] {
-        tbb::parallel_for(std::size_t{0}, draws.size(),
-                          [&](std::size_t i) { time_draw(draws[i]); });
+        tbb::parallel_for(std::size_t{0}, these.size(),
+                          [&](std::size_t k) { time_draw(draws[these[k]]); });
       });
-      ++passes;
+      auto& pass = timings.emplace_back();
+      for (const std::size_t i : these) pass.emplace_back(i, draws[i].seconds.back());
     } while (since(again) < window);
     retimed = since(again);
   }
+  const int passes = static_cast<int>(timings.size());
 
-  // The stratified Hansen-Hurwitz estimates, of the seconds from each draw's mean over the
-  // passes; and the seconds of each pass alone, whose spread is the machine's speed's.
+  // The stratified Hansen-Hurwitz estimates, of the seconds from each draw's mean over its
+  // timings; and each draw's weight in the seconds' estimate, for the passes' speeds.
   EstimateResult r;
   double sec = 0, sec_var = 0, q = 0, q_var = 0;
-  std::vector<double> by_pass(static_cast<std::size_t>(passes), 0.0);
+  std::vector<double> weights(draws.size(), 0.0);
   for (int h = 0; h < static_cast<int>(strata.size()); ++h) {
     std::vector<double> zs, zq;
     for (const Draw& d : draws)
       if (d.stratum == h) {
-        zs.push_back(std::accumulate(d.seconds.begin(), d.seconds.end(), 0.0) / passes / d.share);
+        const double mean = std::accumulate(d.seconds.begin(), d.seconds.end(), 0.0) /
+                            static_cast<double>(d.seconds.size());
+        zs.push_back(mean / d.share);
         zq.push_back(d.solutions / d.share);
       }
-    for (int p = 0; p < passes; ++p) {
-      double sum = 0;
-      for (const Draw& d : draws)
-        if (d.stratum == h) sum += d.seconds[static_cast<std::size_t>(p)] / d.share;
-      by_pass[static_cast<std::size_t>(p)] += sum / static_cast<double>(zs.size());
-    }
+    for (std::size_t i = 0; i < draws.size(); ++i)
+      if (draws[i].stratum == h) weights[i] = 1 / (draws[i].share * static_cast<double>(zs.size()));
     auto add = [](const std::vector<double>& z, double& value, double& variance) {
       const double k = static_cast<double>(z.size());
       const double mean = std::accumulate(z.begin(), z.end(), 0.0) / k;
@@ -279,20 +345,19 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
   r.total = interval(q, q_var, df);
   // The core-seconds' interval is for the count's measured time, which runs at the machine's
   // speed of its own hours, not the sample's: so it adds to the sampling variance the spread of
-  // the passes' estimates s^2 (P passes; the machine's speed as one pass saw it, with P - 1
-  // degrees of freedom) once for the count, and once over P for the passes' mean. The two
-  // combine by Welch and Satterthwaite's degrees of freedom.
+  // the passes' speeds s^2 (P passes, P - 1 degrees of freedom) once for the count, and once
+  // for the speeds in the draws' means (pass_speeds: its mean share). The two combine by Welch
+  // and Satterthwaite's degrees of freedom.
   r.passes = passes;
+  r.pass_draws = static_cast<int>(per_pass);
   r.spread_seconds = retimed;
   r.sampling_error = sec > 0 ? std::sqrt(sec_var) / sec : 0;
   double speed_var = 0;
   int sec_df = df;
   if (passes >= 2) {
-    double ss = 0;
-    for (const double e : by_pass) ss += (e - sec) * (e - sec);
-    const double s2 = ss / (passes - 1);
-    r.speed_spread = sec > 0 ? std::sqrt(s2) / sec : 0;
-    speed_var = s2 * (1 + 1.0 / passes);
+    const PassSpeeds speeds = pass_speeds(weights, timings);
+    r.speed_spread = speeds.spread;
+    speed_var = sec * sec * speeds.spread * speeds.spread * (1 + speeds.mean_share);
     const double total = sec_var + speed_var;
     const double denominator =
         (df > 0 ? sec_var * sec_var / df : 0) + speed_var * speed_var / (passes - 1);

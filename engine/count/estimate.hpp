@@ -21,16 +21,25 @@
 // first stage, the variance of the z's includes the second stage's).
 // The machine's speed: a count's core-seconds are measured at its own hours, and on a shared
 // machine the speed moves by several percent within minutes, more than the sampling error. So
-// after the first pass the whole sample is timed again, pass after pass, for `spread` seconds;
-// each draw's seconds are its mean over the passes, and the spread of the passes' estimates
-// (s^2, P passes) enters the core-seconds' variance as s^2 (1 + 1/P): the speed the count will
-// meet, and the passes' mean. The interval's degrees of freedom are Welch and Satterthwaite's.
+// after the first pass the sample is timed again, pass after pass, for `spread` seconds; each
+// draw's seconds are its mean over its timings. A pass after the first times the whole sample
+// where that takes at most an eighth of the window, else a part of it, the draws in turn, sized
+// for about eight passes (at least one draw per thread): a pass over the whole sample took 97 s
+// at n = 28 on a 2-core VM, so a 60 s window held one, and the speed's spread had one degree of
+// freedom (Student's t 12.7: an interval of +-72%). Each pass's speed is its draws' weighted
+// seconds over their seconds in the first pass; the spread of the passes' speeds (s^2, P passes)
+// enters the core-seconds' variance as s^2 (1 + m): the speed the count will meet, and the
+// speeds in the draws' means (m = 1/P for whole passes; pass_speeds). The interval's degrees of
+// freedom are Welch and Satterthwaite's.
 // Scaled onto the plan's costs, the estimated seconds also give a per-task profile that the
 // scaling simulator (schedule.hpp) replays on P workers for the wall time.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/types.hpp"
 
@@ -41,10 +50,10 @@ struct EstimateConfig {
   int samples = 64;    // subproblems to count (at least two per stratum are)
   int pieces = 2;      // chunk pairs counted of a sampled subproblem that has more
   double seconds = 0;  // stop once past this many seconds (0: no limit); >= 0
-  // After the first pass the whole sample is timed again, pass after pass, for this many
-  // seconds (at most half the count's estimated wall time on `threads`; one pass more at
-  // least): the spread of the passes is the machine's speed, and goes into the core-seconds'
-  // interval. 0: one pass, the interval is the sampling error only.
+  // After the first pass the sample is timed again, pass after pass, for this many seconds (at
+  // most half the count's estimated wall time on `threads`; one pass more at least), all of it
+  // or a part a pass (draws_per_pass): the spread of the passes is the machine's speed, and goes
+  // into the core-seconds' interval. 0: one pass, the interval is the sampling error only.
   double spread = 60;
   std::uint64_t seed = 1;  // the sample is a function of n, samples and seed
   int procs = 1000;        // simulated workers for the wall time
@@ -76,6 +85,7 @@ struct EstimateResult {
   int sampled_within = 0;           // of which only some chunk pairs were counted
   double sample_seconds = 0;        // CPU seconds spent on them
   int passes = 1;                   // times the sample was timed (EstimateConfig::spread)
+  int pass_draws = 0;               // draws each pass after the first timed (all: samples)
   double spread_seconds = 0;        // wall seconds of the passes after the first
   double speed_spread = 0;          // the passes' estimates' standard deviation, relative
   double sampling_error = 0;        // the sample's relative standard error (the passes' mean)
@@ -95,5 +105,24 @@ struct EstimateResult {
 };
 
 Expected<EstimateResult> estimate_count(const EstimateConfig& config);
+
+// How many of the sample's `draws` each timing pass after the first times, in turn: all of
+// them where a pass over them (`pass_seconds` of wall time) takes at most an eighth of the
+// `window`, else enough for a pass of about an eighth of it, and at least one per thread.
+std::size_t draws_per_pass(std::size_t draws, int threads, double pass_seconds, double window);
+
+// The machine's speed as the timing passes saw it. passes[p] lists pass p's timings (draw,
+// seconds); pass 0 timed every draw. weights[d] is draw d's weight in the estimate (its
+// seconds' share of it: 1 / (its drawing probability's share x the draws of its stratum)).
+// Pass p's speed is its draws' weighted seconds over their weighted seconds in pass 0.
+struct PassSpeeds {
+  double spread = 0;  // the passes' speeds' standard deviation (P - 1 degrees of freedom)
+  // The share of that variance in the estimate's seconds, each draw's mean over its timings:
+  // the sum over the passes of c_p^2, c_p the estimate's share (a draw's weighted mean seconds
+  // over the estimate) that pass p's timings carry (1/P where every pass times every draw).
+  double mean_share = 0;
+};
+PassSpeeds pass_speeds(const std::vector<double>& weights,
+                       const std::vector<std::vector<std::pair<std::size_t, double>>>& passes);
 
 }  // namespace nq

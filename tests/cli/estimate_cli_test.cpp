@@ -95,6 +95,28 @@ TEST(EstimateCli, PassesTimeTheSampleAgain) {
   EXPECT_NE(text.out.find("the machine's speed varied "), std::string::npos) << text.out;
 }
 
+// Where a pass over the whole sample would take more than an eighth of the window, each pass
+// after the first times a part of it in turn, so that the window holds several passes and the
+// speed's spread has degrees of freedom (one pass over 64 draws at n = 28 took 97 s of a 60 s
+// window: 2 passes, an interval of +-72%).
+TEST(EstimateCli, LongPassesTimeTheSampleInParts) {
+  const std::string args = "estimate --n 20 --samples 64 --threads 2 --spread 0.05";
+  const Outcome once = nqcount(args + " --json");
+  ASSERT_EQ(once.status, 0) << once.err;
+  const auto j = nlohmann::json::parse(once.out);
+  EXPECT_EQ(j["samples"].get<int>(), 64);
+  EXPECT_LT(j["pass_draws"].get<int>(), 64) << once.out;
+  EXPECT_GE(j["pass_draws"].get<int>(), 2) << "one draw per thread at least";
+  EXPECT_GE(j["passes"].get<int>(), 3) << once.out;
+  EXPECT_GT(j["speed_spread"].get<double>(), 0);
+  const auto& cs = j["core_seconds"];
+  EXPECT_LT(cs["low"].get<double>(), cs["estimate"].get<double>());
+  EXPECT_GT(cs["high"].get<double>(), cs["estimate"].get<double>());
+  const Outcome text = nqcount(args);
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find(" of the 64 draws each, in turn"), std::string::npos) << text.out;
+}
+
 // --check counts subproblems by the join and by the backtracking search, which agree; with
 // --check-rows only a part of each (its first rows fixed), which has fewer solutions.
 TEST(EstimateCli, CheckCountsByBothKernels) {

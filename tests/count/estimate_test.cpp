@@ -1,0 +1,88 @@
+// The estimate's timing passes (count/estimate.hpp): how many draws a pass after the first
+// times, and the machine's speed that the passes measure. The whole estimate, against the
+// table and the count, is tested through the command line (estimate_cli_test).
+#include "count/estimate.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace nq {
+namespace {
+
+using Passes = std::vector<std::vector<std::pair<std::size_t, double>>>;
+
+TEST(DrawsPerPass, WholePassesWhileEightFitTheWindow) {
+  EXPECT_EQ(draws_per_pass(64, 2, 1.0, 60.0), 64u);
+  EXPECT_EQ(draws_per_pass(64, 2, 7.5, 60.0), 64u);  // exactly an eighth
+  EXPECT_EQ(draws_per_pass(0, 2, 100.0, 60.0), 0u);
+}
+
+TEST(DrawsPerPass, LongPassesAreCutIntoPartsOfAnEighthOfTheWindow) {
+  // n = 28 on a 2-core VM: a pass over 64 draws took 97 s against a 60 s window.
+  const std::size_t part = draws_per_pass(64, 2, 97.0, 60.0);
+  EXPECT_EQ(part, 5u);  // ceil(64 * 60 / (8 * 97))
+  EXPECT_LE(97.0 * static_cast<double>(part) / 64, 60.0 / 8 + 97.0 / 64);
+  // At least one draw per thread, at most every draw.
+  EXPECT_EQ(draws_per_pass(64, 16, 1000.0, 60.0), 16u);
+  EXPECT_EQ(draws_per_pass(8, 16, 1000.0, 60.0), 8u);
+  EXPECT_EQ(draws_per_pass(64, 1, 1e9, 1.0), 1u);
+}
+
+// Whole passes at speeds 1, 1.1 and 0.9 of the first: their spread is that of the speeds, and
+// the means over three timings carry a third of a pass's variance.
+TEST(PassSpeeds, WholePassesGiveTheSpreadOfTheirSpeeds) {
+  const std::vector<double> seconds{1.0, 2.0, 4.0, 0.5};
+  const std::vector<double> weights{1.0, 0.5, 2.0, 1.0};
+  const std::vector<double> speed{1.0, 1.1, 0.9};
+  Passes passes;
+  for (const double f : speed) {
+    auto& pass = passes.emplace_back();
+    for (std::size_t d = 0; d < seconds.size(); ++d) pass.emplace_back(d, f * seconds[d]);
+  }
+  const PassSpeeds s = pass_speeds(weights, passes);
+  EXPECT_NEAR(s.spread, 0.1, 1e-12);  // the sample standard deviation of 1, 1.1, 0.9
+  EXPECT_NEAR(s.mean_share, 1.0 / 3, 1e-12);
+}
+
+// Parts of the sample in turn: each part's speed is measured against the same draws' first
+// timings, so draws of very different lengths do not pass for a change of speed.
+TEST(PassSpeeds, PartsAreMeasuredAgainstTheirOwnDrawsFirstTimings) {
+  const std::vector<double> seconds{1.0, 10.0, 100.0, 0.1, 5.0, 50.0};
+  const std::vector<double> weights(seconds.size(), 1.0);
+  Passes passes(1);
+  for (std::size_t d = 0; d < seconds.size(); ++d) passes[0].emplace_back(d, seconds[d]);
+  const std::vector<double> speed{1.2, 0.8, 1.0};
+  for (std::size_t p = 0; p < speed.size(); ++p) {
+    auto& pass = passes.emplace_back();
+    for (std::size_t d = 2 * p; d < 2 * p + 2; ++d) pass.emplace_back(d, speed[p] * seconds[d]);
+  }
+  const PassSpeeds s = pass_speeds(weights, passes);
+  // Speeds 1, 1.2, 0.8, 1.0: mean 1, sample variance (0.04 + 0.04) / 3.
+  EXPECT_NEAR(s.spread, std::sqrt(0.08 / 3), 1e-12);
+  // Every draw timed twice: pass 0 carries half of the estimate, each part the half of its
+  // draws' share.
+  double total = 0, share[3] = {};
+  for (std::size_t d = 0; d < seconds.size(); ++d) {
+    const double mean = (seconds[d] + speed[d / 2] * seconds[d]) / 2;
+    total += mean;
+    share[d / 2] += mean / 2;
+  }
+  const double want = 0.25 + std::pow(share[0] / total, 2) + std::pow(share[1] / total, 2) +
+                      std::pow(share[2] / total, 2);
+  EXPECT_NEAR(s.mean_share, want, 1e-12);
+  EXPECT_LT(s.mean_share, 1.0 / 2);  // less than two whole passes would leave
+}
+
+TEST(PassSpeeds, OnePassHasNoSpread) {
+  const Passes one{{{0, 1.0}, {1, 2.0}}};
+  const PassSpeeds s = pass_speeds({1.0, 1.0}, one);
+  EXPECT_EQ(s.spread, 0);
+  EXPECT_EQ(s.mean_share, 0);
+}
+
+}  // namespace
+}  // namespace nq
