@@ -77,6 +77,7 @@ int run_estimate(const EstimateArgs& args) {
     j["sample_cpu_seconds"] = r->sample_seconds;
     j["passes"] = r->passes;
     j["pass_draws"] = r->pass_draws;
+    j["speed_blocks"] = r->speed_blocks;
     j["spread_seconds"] = r->spread_seconds;
     j["speed_spread"] = r->speed_spread;
     j["sampling_error"] = r->sampling_error;
@@ -86,6 +87,7 @@ int run_estimate(const EstimateArgs& args) {
     };
     j["core_seconds"] = interval(cs);
     j["core_hours"] = interval(cs, 3600);
+    j["sample_core_hours"] = interval(r->sample_core_seconds, 3600);
     j["total"] = interval(r->total);
     j["worker_bytes"] = r->worker_bytes;
     j["process_bytes"] = r->process_bytes;
@@ -114,24 +116,29 @@ int run_estimate(const EstimateArgs& args) {
   line("sample", std::to_string(r->samples) + " subproblems in " + std::to_string(r->strata) +
                      " strata, " + fixed(r->sample_seconds, 1) + " CPU s, seed " +
                      std::to_string(args.seed));
-  line("timing", r->passes > 1
-                     ? std::to_string(r->passes) + " passes, the last " +
-                           std::to_string(r->passes - 1) + " over " + general(r->spread_seconds) +
-                           " s" +
-                           (r->pass_draws < r->samples
-                                ? ", " + std::to_string(r->pass_draws) + " of the " +
-                                      std::to_string(r->samples) + " draws each, in turn"
-                                : std::string()) +
-                           ": the machine's speed varied " + fixed(100 * r->speed_spread, 1) +
-                           "%, the sample's error " + fixed(100 * r->sampling_error, 1) +
-                           "% (standard deviations, both in the interval)"
-                     : "one pass (--spread 0): the interval is the sample's error only, " +
-                           fixed(100 * r->sampling_error, 1) + "% (standard deviation)");
+  std::string timing = "one pass (--spread 0): the interval is the sample's error only, " +
+                       fixed(100 * r->sampling_error, 1) + "% (standard deviation)";
+  if (r->passes > 1) {
+    timing = std::to_string(r->passes) + " passes, the last " + std::to_string(r->passes - 1) +
+             " over " + general(r->spread_seconds) + " s";
+    if (r->pass_draws < r->samples)
+      timing += ", " + std::to_string(r->pass_draws) + " of the " + std::to_string(r->samples) +
+                " draws each, in turn";
+    timing += ", in " + std::to_string(r->speed_blocks) + " blocks: the machine's speed varied " +
+              fixed(100 * r->speed_spread, 1) + "%, the sample's error " +
+              fixed(100 * r->sampling_error, 1) + "% (standard deviations, both in the interval)";
+  }
+  line("timing", timing);
   if (r->sampled_within > 0)
     line("", std::to_string(r->sampled_within) + " of them too large to count whole: " +
                  std::to_string(args.pieces) + " of their chunk pairs counted (--pieces)");
   line("core-hours", general(cs.value / 3600) + "  (95%: " + general(cs.low / 3600) + " .. " +
                          general(cs.high / 3600) + ")");
+  if (r->passes > 1) {
+    const Interval& sample = r->sample_core_seconds;
+    line("", "at the sample's own speed: " + general(sample.low / 3600) + " .. " +
+                 general(sample.high / 3600) + " (95%, the sample's error alone)");
+  }
   line("total", general(r->total.value) + "  (95%: " + general(r->total.low) + " .. " +
                     general(r->total.high) + ")");
   line("memory",

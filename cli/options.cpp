@@ -338,8 +338,8 @@ std::vector<OptionRow> option_table(Args& a) {
       {"estimate", "--spread", &a.estimate.spread,
        "SEC: after the first pass, time the sample again, pass after pass, for SEC seconds "
        "(at most half the count's estimated wall time; one pass more at least), all of it a "
-       "pass, or a part of it in turn where a whole pass would leave fewer than eight passes: "
-       "how much the passes differ is the machine's speed changing, and it widens the "
+       "pass, or a part of it in turn where a whole pass is longer than an eighth of SEC: how "
+       "much the eighths of SEC differ is the machine's speed changing, and it widens the "
        "core-hours' interval, which is for a count timed at another hour (default 60; 0: time "
        "once, the interval is the sampling error only)"},
       {"estimate", "--seed", &a.estimate.seed,

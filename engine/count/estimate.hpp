@@ -22,15 +22,18 @@
 // The machine's speed: a count's core-seconds are measured at its own hours, and on a shared
 // machine the speed moves by several percent within minutes, more than the sampling error. So
 // after the first pass the sample is timed again, pass after pass, for `spread` seconds; each
-// draw's seconds are its mean over its timings. A pass after the first times the whole sample
-// where that takes at most an eighth of the window, else a part of it, the draws in turn, sized
-// for about eight passes (at least one draw per thread): a pass over the whole sample took 97 s
-// at n = 28 on a 2-core VM, so a 60 s window held one, and the speed's spread had one degree of
-// freedom (Student's t 12.7: an interval of +-72%). Each pass's speed is its draws' weighted
-// seconds over their seconds in the first pass; the spread of the passes' speeds (s^2, P passes)
-// enters the core-seconds' variance as s^2 (1 + m): the speed the count will meet, and the
-// speeds in the draws' means (m = 1/P for whole passes; pass_speeds). The interval's degrees of
-// freedom are Welch and Satterthwaite's.
+// draw's seconds are its mean over its timings. The window is cut into eight blocks, and the
+// passes' timings are gathered by the block they end in: a block's speed is its timings'
+// weighted seconds over the same draws' seconds in the first pass (itself a block), and the
+// spread of the blocks' speeds (s^2, B blocks, B - 1 degrees of freedom) enters the
+// core-seconds' variance as s^2 (1 + m): the speed the count will meet, and the speeds in the
+// draws' means (pass_speeds; m = 1/B where every block times every draw once). The interval's
+// degrees of freedom are Welch and Satterthwaite's. A block and not a pass: a pass of
+// milliseconds measures the draws' timing noise more than the speed a count meets over its
+// hours. A pass longer than a block times a part of the sample, the draws in turn (at least one
+// draw per thread): a pass over the whole sample took 97 s at n = 28 on a 2-core VM, so a 60 s
+// window held one, and the speed's spread had one degree of freedom (Student's t 12.7: an
+// interval of +-72%).
 // Scaled onto the plan's costs, the estimated seconds also give a per-task profile that the
 // scaling simulator (schedule.hpp) replays on P workers for the wall time.
 #pragma once
@@ -81,15 +84,19 @@ struct EstimateResult {
   std::uint64_t ranks = 0;        // its ranks (plan.hpp rowsplit_key)
   std::uint64_t tasks = 0;        // and tasks
   int strata = 0;
-  int samples = 0;                  // subproblems counted
-  int sampled_within = 0;           // of which only some chunk pairs were counted
-  double sample_seconds = 0;        // CPU seconds spent on them
-  int passes = 1;                   // times the sample was timed (EstimateConfig::spread)
-  int pass_draws = 0;               // draws each pass after the first timed (all: samples)
-  double spread_seconds = 0;        // wall seconds of the passes after the first
-  double speed_spread = 0;          // the passes' estimates' standard deviation, relative
-  double sampling_error = 0;        // the sample's relative standard error (the passes' mean)
-  Interval core_seconds;            // of the whole count (the join's counting)
+  int samples = 0;            // subproblems counted
+  int sampled_within = 0;     // of which only some chunk pairs were counted
+  double sample_seconds = 0;  // CPU seconds spent on them
+  int passes = 1;             // times the sample was timed (EstimateConfig::spread)
+  int pass_draws = 0;         // draws each pass after the first timed (all: samples)
+  int speed_blocks = 1;       // the blocks whose speeds spread (the first pass is one)
+  double spread_seconds = 0;  // wall seconds of the passes after the first
+  double speed_spread = 0;    // the blocks' speeds' standard deviation, relative
+  double sampling_error = 0;  // the sample's relative standard error (the passes' mean)
+  Interval core_seconds;      // of the whole count (the join's counting)
+  // The same at the sample's own speed: the sampling error alone, without the blocks' spread
+  // (the machine's speed, which a cluster's cores do not share).
+  Interval sample_core_seconds;
   Interval total;                   // Q(n)
   std::uint64_t worker_bytes = 0;   // estimated peak memory per worker thread
   std::uint64_t process_bytes = 0;  // per process besides the workers (the scheduler's arrays)
@@ -111,10 +118,10 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config);
 // `window`, else enough for a pass of about an eighth of it, and at least one per thread.
 std::size_t draws_per_pass(std::size_t draws, int threads, double pass_seconds, double window);
 
-// The machine's speed as the timing passes saw it. passes[p] lists pass p's timings (draw,
-// seconds); pass 0 timed every draw. weights[d] is draw d's weight in the estimate (its
-// seconds' share of it: 1 / (its drawing probability's share x the draws of its stratum)).
-// Pass p's speed is its draws' weighted seconds over their weighted seconds in pass 0.
+// The machine's speed as the timing passes saw it. passes[p] lists the timings (draw, seconds)
+// of pass p, or of a block of passes; passes[0] timed every draw once. weights[d] is draw d's
+// weight in the estimate (1 / (its drawing probability's share x the draws of its stratum)).
+// Pass p's speed is its timings' weighted seconds over their draws' weighted seconds in pass 0.
 struct PassSpeeds {
   double spread = 0;  // the passes' speeds' standard deviation (P - 1 degrees of freedom)
   // The share of that variance in the estimate's seconds, each draw's mean over its timings:

@@ -75,6 +75,7 @@ TEST(EstimateCli, PassesTimeTheSampleAgain) {
   ASSERT_EQ(once.status, 0) << once.err;
   const auto o = nlohmann::json::parse(once.out);
   EXPECT_EQ(o["passes"].get<int>(), 1);
+  EXPECT_EQ(o["speed_blocks"].get<int>(), 1);
   EXPECT_EQ(o["spread_seconds"].get<double>(), 0);
   EXPECT_EQ(o["speed_spread"].get<double>(), 0);
   EXPECT_GT(o["sampling_error"].get<double>(), 0);
@@ -83,16 +84,29 @@ TEST(EstimateCli, PassesTimeTheSampleAgain) {
   const auto a = nlohmann::json::parse(again.out);
   // A count of n = 16 takes about 0.1 s: half of it bounds the passes' time, not 30 s.
   EXPECT_GE(a["passes"].get<int>(), 2);
+  // The passes gathered by the eighth of the window they end in, and the first pass.
+  EXPECT_GE(a["speed_blocks"].get<int>(), 2);
+  EXPECT_LE(a["speed_blocks"].get<int>(), 9);
+  EXPECT_LE(a["speed_blocks"].get<int>(), a["passes"].get<int>());
   EXPECT_LT(a["spread_seconds"].get<double>(), 5);
   EXPECT_GT(a["speed_spread"].get<double>(), 0) << "two timings of 16 subproblems differ";
   EXPECT_EQ(a["total"], o["total"]);
   const auto& cs = a["core_seconds"];
   EXPECT_LT(cs["low"].get<double>(), cs["estimate"].get<double>());
   EXPECT_GT(cs["high"].get<double>(), cs["estimate"].get<double>());
+  // Without the machine's speed, the sampling error alone: the same estimate, a narrower
+  // interval (Student's t with at least as many degrees of freedom, a smaller variance).
+  const auto& ch = a["core_hours"];
+  const auto& sample = a["sample_core_hours"];
+  EXPECT_DOUBLE_EQ(sample["estimate"].get<double>(), ch["estimate"].get<double>());
+  EXPECT_GE(sample["low"].get<double>(), ch["low"].get<double>());
+  EXPECT_LE(sample["high"].get<double>(), ch["high"].get<double>());
+  EXPECT_LT(sample["low"].get<double>(), sample["estimate"].get<double>());
   const Outcome text = nqcount("estimate --n 16 --samples 16");
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_NE(text.out.find(" passes, the last "), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("the machine's speed varied "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(" blocks: the machine's speed varied "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("at the sample's own speed: "), std::string::npos) << text.out;
 }
 
 // Where a pass over the whole sample would take more than an eighth of the window, each pass
@@ -108,6 +122,7 @@ TEST(EstimateCli, LongPassesTimeTheSampleInParts) {
   EXPECT_LT(j["pass_draws"].get<int>(), 64) << once.out;
   EXPECT_GE(j["pass_draws"].get<int>(), 2) << "one draw per thread at least";
   EXPECT_GE(j["passes"].get<int>(), 3) << once.out;
+  EXPECT_GE(j["speed_blocks"].get<int>(), 3) << once.out;
   EXPECT_GT(j["speed_spread"].get<double>(), 0);
   const auto& cs = j["core_seconds"];
   EXPECT_LT(cs["low"].get<double>(), cs["estimate"].get<double>());
