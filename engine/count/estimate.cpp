@@ -64,9 +64,10 @@ double t95(int df) {
   return df >= 1 && df <= 29 ? kT[df - 1] : kZ95;
 }
 
+// Both estimates (seconds, solutions) are never negative, and neither is their interval.
 Interval interval(double value, double variance, int df) {
   const double half = t95(df) * std::sqrt(std::max(variance, 0.0));
-  return {value, value - half, value + half};
+  return {value, std::max(0.0, value - half), value + half};
 }
 
 }  // namespace
@@ -304,8 +305,9 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
                           [&](std::size_t k) { time_draw(draws[these[k]]); });
       });
       ++passes;
-      const int now =
-          1 + std::min(kSpeedBlocks - 1, static_cast<int>(kSpeedBlocks * since(again) / window));
+      // The eighth of the window this pass ended in (the last one past it, or with no window).
+      const double part = window > 0 ? std::min(1.0, since(again) / window) : 1.0;
+      const int now = 1 + std::min(kSpeedBlocks - 1, static_cast<int>(kSpeedBlocks * part));
       if (now != block) timings.emplace_back();
       block = now;
       for (const std::size_t i : these) timings.back().emplace_back(i, draws[i].seconds.back());

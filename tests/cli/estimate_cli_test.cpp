@@ -66,6 +66,21 @@ TEST(EstimateCli, IntervalHoldsTheCountedTotal) {
     EXPECT_NE(text.out.find(field), std::string::npos) << field << "\n" << text.out;
 }
 
+// Seconds and solutions are never negative, nor their intervals' lower ends: on the smallest
+// boards four draws of microseconds spread so much that the plain estimate +- t standard errors
+// went below zero (n = 4: core-hours -8.4e-9 .. 1.1e-8).
+TEST(EstimateCli, IntervalsStayAtOrAboveZero) {
+  for (int n : {4, 5, 6}) {
+    const Outcome r = nqcount("estimate --n " + std::to_string(n) + " --samples 4 --json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    for (const char* field : {"core_seconds", "core_hours", "sample_core_hours", "total"}) {
+      EXPECT_GE(j[field]["low"].get<double>(), 0) << n << " " << field << "\n" << r.out;
+      EXPECT_GE(j[field]["high"].get<double>(), j[field]["estimate"].get<double>()) << field;
+    }
+  }
+}
+
 // --spread times the sample again: at least one pass more, whose spread (the machine's speed)
 // goes into the core-seconds' interval only; --spread 0 times it once. The sample, and so the
 // Q(n) estimate, is the same either way.
