@@ -102,6 +102,7 @@ PassSpeeds pass_speeds(const std::vector<double>& weights,
     }
     if (then > 0) speed.push_back(now / then);
   }
+  out.passes = static_cast<int>(speed.size());
   const double p = static_cast<double>(speed.size());
   if (p >= 2) {
     const double mean = std::accumulate(speed.begin(), speed.end(), 0.0) / p;
@@ -364,21 +365,19 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
   // timing noise more than the machine's speed, which the count averages over its hours; its
   // passes' speeds spread by 12 to 27% on the Intel VM of 2026-11-28, and the intervals were
   // +-40% where their mean was within a few percent of the counts.
-  const int blocks = static_cast<int>(timings.size());
   r.passes = passes;
-  r.speed_blocks = blocks;
+  r.speed_blocks = static_cast<int>(timings.size());
   r.pass_draws = static_cast<int>(per_pass);
   r.spread_seconds = retimed;
   r.sampling_error = sec > 0 ? std::sqrt(sec_var) / sec : 0;
   double speed_var = 0;
   int sec_df = df;
-  if (blocks >= 2) {
-    const PassSpeeds speeds = pass_speeds(weights, timings);
+  if (const PassSpeeds speeds = pass_speeds(weights, timings); speeds.passes >= 2) {
     r.speed_spread = speeds.spread;
     speed_var = sec * sec * speeds.spread * speeds.spread * (1 + speeds.mean_share);
     const double total = sec_var + speed_var;
     const double denominator =
-        (df > 0 ? sec_var * sec_var / df : 0) + speed_var * speed_var / (blocks - 1);
+        (df > 0 ? sec_var * sec_var / df : 0) + speed_var * speed_var / (speeds.passes - 1);
     if (denominator > 0) sec_df = std::max(1, static_cast<int>(total * total / denominator));
   }
   r.core_seconds = interval(sec, sec_var + speed_var, sec_df);

@@ -123,7 +123,8 @@ std::size_t draws_per_pass(std::size_t draws, int threads, double pass_seconds, 
 // weight in the estimate (1 / (its drawing probability's share x the draws of its stratum)).
 // Pass p's speed is its timings' weighted seconds over their draws' weighted seconds in pass 0.
 struct PassSpeeds {
-  double spread = 0;  // the passes' speeds' standard deviation (P - 1 degrees of freedom)
+  int passes = 0;     // the passes with a speed (those whose draws took any time in pass 0)
+  double spread = 0;  // the passes' speeds' standard deviation (passes - 1 degrees of freedom)
   // The share of that variance in the estimate's seconds, each draw's mean over its timings:
   // the sum over the passes of c_p^2, c_p the estimate's share (a draw's weighted mean seconds
   // over the estimate) that pass p's timings carry (1/P where every pass times every draw).

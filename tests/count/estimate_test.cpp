@@ -44,6 +44,7 @@ TEST(PassSpeeds, WholePassesGiveTheSpreadOfTheirSpeeds) {
     for (std::size_t d = 0; d < seconds.size(); ++d) pass.emplace_back(d, f * seconds[d]);
   }
   const PassSpeeds s = pass_speeds(weights, passes);
+  EXPECT_EQ(s.passes, 3);
   EXPECT_NEAR(s.spread, 0.1, 1e-12);  // the sample standard deviation of 1, 1.1, 0.9
   EXPECT_NEAR(s.mean_share, 1.0 / 3, 1e-12);
 }
@@ -61,6 +62,7 @@ TEST(PassSpeeds, PartsAreMeasuredAgainstTheirOwnDrawsFirstTimings) {
     for (std::size_t d = 2 * p; d < 2 * p + 2; ++d) pass.emplace_back(d, speed[p] * seconds[d]);
   }
   const PassSpeeds s = pass_speeds(weights, passes);
+  EXPECT_EQ(s.passes, 4);
   // Speeds 1, 1.2, 0.8, 1.0: mean 1, sample variance (0.04 + 0.04) / 3.
   EXPECT_NEAR(s.spread, std::sqrt(0.08 / 3), 1e-12);
   // Every draw timed twice: pass 0 carries half of the estimate, each part the half of its
@@ -77,9 +79,19 @@ TEST(PassSpeeds, PartsAreMeasuredAgainstTheirOwnDrawsFirstTimings) {
   EXPECT_LT(s.mean_share, 1.0 / 2);  // less than two whole passes would leave
 }
 
+// A pass whose draws took no time in pass 0 has no speed: it is left out, and so is its degree
+// of freedom.
+TEST(PassSpeeds, PassesWithoutAFirstTimingAreLeftOut) {
+  const Passes passes{{{0, 0.0}, {1, 2.0}}, {{0, 1.0}}, {{1, 2.2}}, {{1, 1.8}}};
+  const PassSpeeds s = pass_speeds({1.0, 1.0}, passes);
+  EXPECT_EQ(s.passes, 3);  // 1, 1.1, 0.9
+  EXPECT_NEAR(s.spread, 0.1, 1e-12);
+}
+
 TEST(PassSpeeds, OnePassHasNoSpread) {
   const Passes one{{{0, 1.0}, {1, 2.0}}};
   const PassSpeeds s = pass_speeds({1.0, 1.0}, one);
+  EXPECT_EQ(s.passes, 0);
   EXPECT_EQ(s.spread, 0);
   EXPECT_EQ(s.mean_share, 0);
 }
