@@ -55,8 +55,9 @@ struct EstimateConfig {
   double seconds = 0;  // stop once past this many seconds (0: no limit); >= 0
   // After the first pass the sample is timed again, pass after pass, for this many seconds (at
   // most half the count's estimated wall time on `threads`; one pass more at least), all of it
-  // or a part a pass (draws_per_pass): the spread of the passes is the machine's speed, and goes
-  // into the core-seconds' interval. 0: one pass, the interval is the sampling error only.
+  // or a part a pass (draws_per_pass): the spread of the window's eighths is the machine's
+  // speed, and goes into the core-seconds' interval. 0: one pass, the interval is the sampling
+  // error only.
   double spread = 60;
   std::uint64_t seed = 1;  // the sample is a function of n, samples and seed
   int procs = 1000;        // simulated workers for the wall time
