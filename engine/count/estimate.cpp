@@ -296,14 +296,13 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
     std::size_t next = 0;  // the first draw of the next pass
     int block = 0;         // the last pass's block
     do {
-      std::vector<std::size_t> these(per_pass);
-      for (std::size_t& i : these) {
-        i = next;
-        next = (next + 1) % draws.size();
-      }
+      // This pass's draws: the `per_pass` from `from` on, round the sample.
+      const std::size_t from = next;
+      auto draw = [&](std::size_t k) { return (from + k) % draws.size(); };
+      next = draw(per_pass);
       arena.execute([&] {
-        tbb::parallel_for(std::size_t{0}, these.size(),
-                          [&](std::size_t k) { time_draw(draws[these[k]]); });
+        tbb::parallel_for(std::size_t{0}, per_pass,
+                          [&](std::size_t k) { time_draw(draws[draw(k)]); });
       });
       ++passes;
       // The eighth of the window this pass ended in (the last one past it, or with no window).
@@ -311,7 +310,8 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
       const int now = 1 + std::min(kSpeedBlocks - 1, static_cast<int>(kSpeedBlocks * part));
       if (now != block) timings.emplace_back();
       block = now;
-      for (const std::size_t i : these) timings.back().emplace_back(i, draws[i].seconds.back());
+      for (std::size_t k = 0; k < per_pass; ++k)
+        timings.back().emplace_back(draw(k), draws[draw(k)].seconds.back());
     } while (since(again) < window);
     retimed = since(again);
   }
