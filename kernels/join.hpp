@@ -1003,7 +1003,7 @@ struct Range {
 template <int W>
 std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, const Range* visit,
                                     std::size_t visits, int bits,
-                                    std::vector<std::uint64_t>& storage) {
+                                    std::vector<std::uint64_t>& storage, bool narrow_visits) {
   using V = Words<W>;
   constexpr std::size_t kMembers = 64 * W;
   const int chunks = chunks_of(bits);
@@ -1090,7 +1090,15 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, 
         // nq_bench_join on the Zen 4 VM, the two builds on both cores at once and then swapped,
         // 5 rounds: n = 18 0.994, 20 0.949, 21 long 0.952, 22 long 0.960 (medians of 10). On
         // the VM of 2026-11-25 (noted as Zen 5, whose loads are 512 bits wide) the same change
-        // measured no gain.
+        // measured no gain, and on the Intel VM of 2026-11-28 whole entries always took less
+        // time (n = 18, 19, 20, 22 long 0.96, 21 long 0.99; medians of 10): the test is a branch
+        // that goes either way. So the AVX-512 build does it only where the CPU splits its wide
+        // loads (cpu_splits_wide_loads); the baseline build always, as before (its vectors are
+        // SSE2's 128 bits, so half an entry is half the operations).
+        if (!narrow_visits) {
+          match_chunks<W>(table, chunks, visit[r].offsets, visit[r].size, meet, sums);
+          continue;
+        }
         const std::uint64_t low = meet[0] | meet[1] | meet[2] | meet[3];
         const std::uint64_t high = meet[4] | meet[5] | meet[6] | meet[7];
         if (low == 0 || high == 0) {
@@ -1122,6 +1130,12 @@ struct SieveScratch {
   // The group (key) that has each layout key (the cut diagonals' bits in the order the blocks
   // want).
   std::vector<std::uint32_t> group_at;
+  // Whether a visit of half a block reads half-entries (count_disjoint_sliced).
+#ifdef NQ_JOIN_AVX512
+  bool narrow_visits = cpu_splits_wide_loads();
+#else
+  bool narrow_visits = true;
+#endif
 };
 
 // Word w of the 512-bit mask with bits [from, to) set (w within them).
@@ -1356,8 +1370,9 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
       chunk_offsets(b, nb, keep, chunks_of(bits), sc.offsets.data());
       all = Range{nullptr, sc.offsets.data(), nb};
     }
-    if (na <= 256) return count_disjoint_sliced<4>(a, na, &all, 1, bits, sc.slices);
-    return count_disjoint_sliced<8>(a, na, &all, 1, bits, sc.slices);
+    if (na <= 256)
+      return count_disjoint_sliced<4>(a, na, &all, 1, bits, sc.slices, sc.narrow_visits);
+    return count_disjoint_sliced<8>(a, na, &all, 1, bits, sc.slices, sc.narrow_visits);
   }
   // The cuts. From kCutsByPairsFrom pairs, on sampled pairs (cuts_by_pairs); below, by each
   // diagonal's occupancy, from an evenly spaced sample of 1024 members per side (the product
@@ -1480,10 +1495,11 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
       }
       if (sc.visit.empty()) continue;
       const std::uint64_t* sliced = vl == 0 ? sc.a.data() + lo : gathered;
-      sum += count <= 256 ? count_disjoint_sliced<4>(sliced, count, sc.visit.data(),
-                                                     sc.visit.size(), rest, sc.slices)
-                          : count_disjoint_sliced<8>(sliced, count, sc.visit.data(),
-                                                     sc.visit.size(), rest, sc.slices);
+      sum += count <= 256
+                 ? count_disjoint_sliced<4>(sliced, count, sc.visit.data(), sc.visit.size(), rest,
+                                            sc.slices, sc.narrow_visits)
+                 : count_disjoint_sliced<8>(sliced, count, sc.visit.data(), sc.visit.size(), rest,
+                                            sc.slices, sc.narrow_visits);
     }
     return sum;
   };

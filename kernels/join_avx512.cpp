@@ -49,8 +49,10 @@ void set_join_limits_avx512(std::size_t chunk, std::size_t parts) {
 }
 
 std::uint64_t count_disjoint_pairs_avx512(std::span<const std::uint64_t> a,
-                                          std::span<const std::uint64_t> b, int bits) {
+                                          std::span<const std::uint64_t> b, int bits,
+                                          bool narrow_visits) {
   join_avx512::join_detail::SieveScratch scratch;
+  scratch.narrow_visits = narrow_visits;
   return join_avx512::join_detail::count_disjoint(a.data(), a.size(), b.data(), b.size(), bits,
                                                   scratch);
 }
