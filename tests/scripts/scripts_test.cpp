@@ -50,10 +50,10 @@ TEST(BenchFrontier, MediansRatiosAndOddNAgainstTheGeometricMeanOfItsNeighbours) 
   EXPECT_NE(r.out.find("# n = 9 (against): 0.500\n"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("# n = 8 ("), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("# n = 10 ("), std::string::npos) << r.out;
-  // Interleaved: A B in the first round, B A in the second.
+  // A round counts every n in turn, interleaved: A B in the first round, B A in the second.
   EXPECT_EQ(read_file(log),
-            "self 8\nother 8\nother 8\nself 8\nself 9\nother 9\nother 9\nself 9\n"
-            "self 10\nother 10\nother 10\nself 10\n");
+            "self 8\nother 8\nself 9\nother 9\nself 10\nother 10\n"
+            "other 8\nself 8\nother 9\nself 9\nother 10\nself 10\n");
 }
 
 TEST(BenchFrontier, WithoutAgainstOnlyThisBuild) {
@@ -70,8 +70,37 @@ TEST(BenchFrontier, WithoutAgainstOnlyThisBuild) {
   EXPECT_NE(r.out.find("\n# machine: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" CPUs"), std::string::npos) << r.out;
   EXPECT_EQ(read_file(dir + "/calls"),
-            "self 8\nself 8\nself 8\nself 9\nself 9\nself 9\n"
-            "self 10\nself 10\nself 10\n");
+            "self 8\nself 9\nself 10\nself 8\nself 9\nself 10\nself 8\nself 9\nself 10\n");
+}
+
+// The odd n's ratio is each round's own, then their median: a machine that slows down between
+// rounds must not move it. Here n = 9 takes the geometric mean of its neighbours' times in round
+// 1 and half of it in rounds 2 and 3 (in round 2 the machine is slow for n = 10, in round 3 for
+// n = 8). The medians of the times would give 2 / sqrt(1 x 4) = 1; the rounds' ratios 1, 0.5, 0.5.
+TEST(BenchFrontier, OddNIsComparedWithItsNeighboursInTheSameRound) {
+  const std::string dir = temp_dir("drift");
+  const std::string log = dir + "/calls";
+  // The round is the number of times this n was counted before, from the log.
+  const std::string self = dir + "/self";
+  write_executable(self,
+                   "#!/bin/sh\n"
+                   "n=\n"
+                   "while [ $# -gt 0 ]; do [ \"$1\" = --n ] && n=$2; shift; done\n"
+                   "r=$(grep -c \"^self $n\\$\" " +
+                       log +
+                       " 2>/dev/null)\n"
+                       "r=${r:-0}\n"
+                       "echo \"self $n\" >>" +
+                       log +
+                       "\n"
+                       "case $n.$r in 8.0|8.1) s=1;; 8.2) s=4;; 9.*) s=2;; 10.0|10.2) s=4;; "
+                       "10.1) s=16;; esac\n"
+                       "echo \"{\\\"seconds\\\": $s}\"\n");
+  const Outcome r = bench(self, "--frontier --rounds 3 8 9 10");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\n8        1.0000\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n10       4.0000\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# n = 9 (this build): 0.500\n"), std::string::npos) << r.out;
 }
 
 // The real counts, checked against the known table (--verify) on the way.
