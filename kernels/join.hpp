@@ -1090,10 +1090,10 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, 
         // nq_bench_join on the Zen 4 VM, the two builds on both cores at once and then swapped,
         // 5 rounds: n = 18 0.994, 20 0.949, 21 long 0.952, 22 long 0.960 (medians of 10). On
         // the VM of 2026-11-25 (noted as Zen 5, whose loads are 512 bits wide) the same change
-        // measured no gain, and on the Intel VM of 2026-11-28 whole entries always took less
-        // time (n = 18, 19, 20, 22 long 0.96, 21 long 0.99; medians of 10): the test is a branch
-        // that goes either way. So the AVX-512 build does it only where the CPU splits its wide
-        // loads (cpu_splits_wide_loads); the baseline build always, as before (its vectors are
+        // measured no gain, and on the Intel VM of 2026-11-28 whole entries took less time at
+        // every size (n = 18, 19, 20, 22 long 0.96, 21 long 0.99; medians of 10): the test is a
+        // branch that goes either way. So the AVX-512 build does it only where the CPU splits its
+        // wide loads (cpu_splits_wide_loads); the baseline build always, as before (its vectors are
         // SSE2's 128 bits, so half an entry is half the operations).
         if (!narrow_visits) {
           match_chunks<W>(table, chunks, visit[r].offsets, visit[r].size, meet, sums);
