@@ -1095,17 +1095,16 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, 
         // branch that goes either way. So the AVX-512 build does it only where the CPU splits its
         // wide loads (cpu_splits_wide_loads); the baseline build always, as before (its vectors are
         // SSE2's 128 bits, so half an entry is half the operations).
-        if (!narrow_visits) {
-          match_chunks<W>(table, chunks, visit[r].offsets, visit[r].size, meet, sums);
-          continue;
-        }
-        const std::uint64_t low = meet[0] | meet[1] | meet[2] | meet[3];
-        const std::uint64_t high = meet[4] | meet[5] | meet[6] | meet[7];
-        if (low == 0 || high == 0) {
-          const int h = low == 0 ? 4 : 0;
-          const Words<4> part = {meet[h], meet[h + 1], meet[h + 2], meet[h + 3]};
-          match_chunks<4>(table + 8 * h, chunks, visit[r].offsets, visit[r].size, part, half_sums);
-          continue;
+        if (narrow_visits) {
+          const std::uint64_t low = meet[0] | meet[1] | meet[2] | meet[3];
+          const std::uint64_t high = meet[4] | meet[5] | meet[6] | meet[7];
+          if (low == 0 || high == 0) {
+            const int h = low == 0 ? 4 : 0;
+            const Words<4> part = {meet[h], meet[h + 1], meet[h + 2], meet[h + 3]};
+            match_chunks<4>(table + 8 * h, chunks, visit[r].offsets, visit[r].size, part,
+                            half_sums);
+            continue;
+          }
         }
       }
       match_chunks<W>(table, chunks, visit[r].offsets, visit[r].size, meet, sums);
