@@ -116,9 +116,11 @@ int run_estimate(const EstimateArgs& args) {
   line("sample", std::to_string(r->samples) + " subproblems in " + std::to_string(r->strata) +
                      " strata, " + fixed(r->sample_seconds, 1) + " CPU s, seed " +
                      std::to_string(args.seed));
-  std::string timing = "one pass (--spread 0): the interval is the sample's error only, " +
-                       fixed(100 * r->sampling_error, 1) + "% (standard deviation)";
-  if (r->passes > 1) {
+  std::string timing;
+  if (r->passes <= 1) {
+    timing = "one pass (--spread 0): the interval is the sample's error only, " +
+             fixed(100 * r->sampling_error, 1) + "% (standard deviation)";
+  } else {
     timing = std::to_string(r->passes) + " passes, the last " + std::to_string(r->passes - 1) +
              " over " + general(r->spread_seconds) + " s";
     if (r->pass_draws < r->samples)
