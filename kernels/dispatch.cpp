@@ -1,8 +1,6 @@
 // Kernel selection: a list in priority order; the first one this CPU supports is "auto".
 // The choice is made once per run by the engine, never inside a search. CPU features are
 // detected once per process (__builtin_cpu_supports reads CPUID and the OS's XSAVE state).
-#include <cpuid.h>
-
 #include <array>
 #include <atomic>
 #include <cstdlib>
@@ -67,16 +65,8 @@ void prepare_join(int n) {
 }  // namespace
 
 bool cpu_splits_wide_loads() {
-  static const bool split = [] {
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    if (__get_cpuid(0, &a, &b, &c, &d) == 0) return false;
-    // "AuthenticAMD", as EBX, EDX, ECX
-    const bool amd = b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163;
-    if (!amd || __get_cpuid(1, &a, &b, &c, &d) == 0) return false;
-    const unsigned base = (a >> 8) & 0xf, family = base == 0xf ? base + ((a >> 20) & 0xff) : base;
-    return family == 0x19 && avx512_supported();
-  }();
-  return split;
+  // AMD family 0x19 is Zen 3 and Zen 4; of the two only Zen 4 has AVX-512.
+  return __builtin_cpu_is("amdfam19h") && avx512_supported();
 }
 
 void set_join_watch(const JoinWatch& watch) {
