@@ -63,8 +63,22 @@ void encode_record(const FinishedSubproblem& f, unsigned char* r) {
   put_u32(r + 28, fnv1a32(r, 28));
 }
 
-// A new journal appears whole or not at all: header to a temporary name, synced, renamed.
-Expected<bool> create_journal(const std::string& path, const RunIdentity& run) {
+// Puts the finished temporary file at `path` only if nothing is there yet: a run that loses
+// the race to create a journal must not replace the winner's (whose records would then go to
+// an unlinked file). 0, EEXIST when something is there, or another errno.
+int publish_if_absent(const std::string& temp, const std::string& path) {
+  if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS) return errno;
+  // A file system without RENAME_NOREPLACE: a hard link refuses an existing name as well.
+  if (::link(temp.c_str(), path.c_str()) != 0) return errno;
+  ::unlink(temp.c_str());
+  return 0;
+}
+
+// A new journal appears whole and already locked, or not at all: its header is written to a
+// temporary file, which is locked, synced and then given the journal's name. The descriptor
+// (read-write, appending), or -1 when another run created the journal first.
+Expected<int> create_journal(const std::string& path, const RunIdentity& run) {
   unsigned char h[FileJournal::kHeaderBytes];
   encode_header(run, h);
   int fd = -1;
@@ -73,17 +87,34 @@ Expected<bool> create_journal(const std::string& path, const RunIdentity& run) {
     errno = failed;
     return Error{sys_error("cannot create", path)};
   }
-  if (!write_all(fd, h, sizeof h)) {
-    const Error e{sys_error("cannot write", path)};
+  auto fail = [&](const char* what) -> Expected<int> {
+    const Error e{sys_error(what, path)};
     ::close(fd);
     ::unlink(tmp.c_str());
     return e;
+  };
+  if (!write_all(fd, h, sizeof h) || ::fsync(fd) != 0) return fail("cannot write");
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0 ||
+      ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_APPEND) != 0)
+    return fail("cannot lock");
+  if (const int failed = publish_if_absent(tmp, path)) {
+    if (failed != EEXIST) {
+      errno = failed;
+      return fail("cannot create");
+    }
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return -1;
   }
-  if (const int failed = publish_temp(fd, tmp, path)) {
-    errno = failed;
-    return Error{sys_error("cannot write", path)};
-  }
-  return true;
+  return fd;
+}
+
+// Whether `fd` is the file that `path` names now.
+bool still_named(int fd, const std::string& path) {
+  struct stat held {
+  }, named{};
+  return ::fstat(fd, &held) == 0 && ::stat(path.c_str(), &named) == 0 &&
+         held.st_dev == named.st_dev && held.st_ino == named.st_ino;
 }
 
 }  // namespace
@@ -154,15 +185,26 @@ Expected<std::vector<FinishedSubproblem>> FileJournal::begin(const RunIdentity& 
   if (!target) return Error{"checkpoint " + target.error().message};
   if (target->kind == OutputKind::kStream)
     return Error{"checkpoint '" + path_ + "' is not a regular file"};
-  if (target->kind == OutputKind::kNew)
-    if (auto made = create_journal(target->path, run); !made) return made.error();
-  const int fd = ::open(target->path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
-  if (fd < 0) return Error{sys_error("cannot open", path_)};
   // Two runs appending to one journal would both skip nothing and double-count nothing, but
-  // they would waste each other's work: the second one is refused.
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+  // they would waste each other's work: the second one is refused, also when both start at
+  // once on a journal that does not exist yet (a new journal is created locked).
+  int fd = -1;
+  if (target->kind == OutputKind::kNew) {
+    auto made = create_journal(target->path, run);
+    if (!made) return made.error();
+    fd = *made;  // -1: another run created it first, and holds it or has finished with it
+  }
+  if (fd < 0) {
+    fd = ::open(target->path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
+    if (fd < 0) return Error{sys_error("cannot open", path_)};
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd);
+      return Error{"checkpoint '" + path_ + "' is in use by another run"};
+    }
+  }
+  if (!still_named(fd, target->path)) {  // replaced between the open and the lock
     ::close(fd);
-    return Error{"checkpoint '" + path_ + "' is in use by another run"};
+    return Error{"checkpoint '" + path_ + "' was replaced by another program while it was opened"};
   }
   auto refuse = [&](const std::string& why) -> Expected<std::vector<FinishedSubproblem>> {
     ::close(fd);
