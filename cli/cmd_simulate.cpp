@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
@@ -53,11 +54,25 @@ int run_simulate(const SimulateArgs& args) {
     print_error("--serial-seconds needs a number of seconds in 0..1e9");
     return 2;
   }
-  const auto tasks = read_task_stats(args.stats);
-  if (!tasks.ok()) {
-    print_error(tasks.error().message);
+  auto profile = read_task_stats(args.stats);
+  if (!profile.ok()) {
+    print_error(profile.error().message);
     return 2;
   }
+  // A run that resumed from a checkpoint did not time what it found done: those rows are left
+  // out, and said so, since a replay of them would count them as free.
+  const std::size_t rows = profile->size();
+  const std::vector<TaskStat> timed = timed_tasks(std::move(*profile));
+  const std::vector<TaskStat>* tasks = &timed;
+  if (tasks->empty()) {
+    print_error("'" + args.stats +
+                "' has no timed task: every row was resumed from a checkpoint (resumed = 1); "
+                "profile a run that counts from the start");
+    return 2;
+  }
+  if (tasks->size() < rows)
+    print_note(std::to_string(rows - tasks->size()) + " of " + std::to_string(rows) +
+               " tasks were resumed from a checkpoint and not timed: left out of the replay");
   if (args.ranks > 0) return run_simulate_dealer(args, *tasks);
   if (args.root_seconds >= 0) {
     print_error("--root-seconds applies to --ranks only");

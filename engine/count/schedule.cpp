@@ -341,8 +341,13 @@ std::string format_task_stats(std::span<const TaskStat> tasks) {
   csv << kTaskStatsHeader << "\n" << std::setprecision(9);
   for (const TaskStat& t : tasks)
     csv << t.id << "," << t.nodes << "," << t.seconds << "," << t.estimate << ","
-        << (t.plan_order ? 1 : 0) << "\n";
+        << (t.plan_order ? 1 : 0) << "," << (t.resumed ? 1 : 0) << "\n";
   return csv.str();
+}
+
+std::vector<TaskStat> timed_tasks(std::vector<TaskStat> tasks) {
+  std::erase_if(tasks, [](const TaskStat& t) { return t.resumed; });
+  return tasks;
 }
 
 namespace {
@@ -378,7 +383,7 @@ Expected<std::vector<TaskStat>> read_task_stats(const std::string& path) {
 Expected<std::vector<TaskStat>> parse_task_stats(std::string_view text, const std::string& name) {
   std::vector<TaskStat> tasks;
   std::vector<long long> line_of;  // each task's line, for the messages
-  bool has_order = false;
+  std::size_t columns = 0;         // 4, 5 or 6, as the header says
   std::size_t at = 0;
   for (long long row = 1; at < text.size(); ++row) {
     const std::size_t eol = text.find('\n', at);
@@ -389,10 +394,13 @@ Expected<std::vector<TaskStat>> parse_task_stats(std::string_view text, const st
     if (line.find('\r') != std::string_view::npos)
       return Error{where + "carriage return (CRLF line ends?): rows end with a newline only"};
     if (row == 1) {
-      if (line != kTaskStatsHeader && line != kTaskStatsHeaderWithoutOrder)
+      columns = line == kTaskStatsHeader                 ? 6
+                : line == kTaskStatsHeaderWithoutResumed ? 5
+                : line == kTaskStatsHeaderWithoutOrder   ? 4
+                                                         : 0;
+      if (columns == 0)
         return Error{"'" + name + "' is not a --task-stats file (expected the header '" +
                      std::string(kTaskStatsHeader) + "')"};
-      has_order = line == kTaskStatsHeader;
       continue;
     }
     if (line.empty()) continue;
@@ -405,20 +413,23 @@ Expected<std::vector<TaskStat>> parse_task_stats(std::string_view text, const st
       from = comma + 1;
     }
     TaskStat t;
-    const std::size_t columns = has_order ? 5 : 4;
+    auto flag = [&](std::size_t k) { return k >= columns || fields[k] == "0" || fields[k] == "1"; };
     const bool ok = fields.size() == columns && parse_whole(fields[0], t.id) &&
                     parse_whole(fields[1], t.nodes) && parse_real(fields[2], t.seconds) &&
-                    parse_real(fields[3], t.estimate) &&
-                    (!has_order || fields[4] == "0" || fields[4] == "1");
-    if (!ok)
-      return Error{where + "expected " +
-                   (has_order ? "'id,nodes,seconds,estimate,plan_order': whole numbers id and "
-                                "nodes, non-negative decimals seconds and estimate, plan_order 0 "
-                                "or 1"
-                              : "'id,nodes,seconds,estimate': whole numbers id and nodes, "
-                                "non-negative decimals seconds and estimate") +
+                    parse_real(fields[3], t.estimate) && flag(4) && flag(5);
+    if (!ok) {
+      const std::string_view header = columns == 6   ? kTaskStatsHeader
+                                      : columns == 5 ? kTaskStatsHeaderWithoutResumed
+                                                     : kTaskStatsHeaderWithoutOrder;
+      return Error{where + "expected '" + std::string(header) +
+                   "': whole numbers id and nodes, non-negative decimals seconds and estimate" +
+                   (columns == 6   ? ", plan_order and resumed 0 or 1"
+                    : columns == 5 ? ", plan_order 0 or 1"
+                                   : "") +
                    ", no spaces, signs or extra fields"};
-    t.plan_order = has_order && fields[4] == "1";
+    }
+    t.plan_order = columns >= 5 && fields[4] == "1";
+    t.resumed = columns >= 6 && fields[5] == "1";
     tasks.push_back(t);
     line_of.push_back(row);
   }

@@ -165,6 +165,9 @@ struct TaskStat {
   // The run kept its plan's order (the join's row-split plan) rather than largest first: what
   // a replay of it must do too (simulate_schedule's plan_order).
   bool plan_order = false;
+  // Counted by an earlier run and found done in the checkpoint this run resumed from: nodes and
+  // seconds are 0 because this run did not time it, so a replay must leave it out.
+  bool resumed = false;
 };
 
 struct SimulatedRun {
@@ -262,17 +265,24 @@ SimulatedDeal simulate_dealer(const std::vector<TaskStat>& tasks, int ranks, int
 std::vector<TaskStat> costs_from_nodes(std::vector<TaskStat> tasks);
 
 // The --task-stats file: a CSV with the header kTaskStatsHeader and one row per task, plan_order
-// 0 or 1. Files from before the plan_order column (kTaskStatsHeaderWithoutOrder) read as
+// and resumed 0 or 1. Files without the resumed column (kTaskStatsHeaderWithoutResumed) have
+// no resumed rows; files without plan_order either (kTaskStatsHeaderWithoutOrder) read as
 // largest-first runs.
-inline constexpr std::string_view kTaskStatsHeader = "id,nodes,seconds,estimate,plan_order";
+inline constexpr std::string_view kTaskStatsHeader = "id,nodes,seconds,estimate,plan_order,resumed";
+inline constexpr std::string_view kTaskStatsHeaderWithoutResumed =
+    "id,nodes,seconds,estimate,plan_order";
 inline constexpr std::string_view kTaskStatsHeaderWithoutOrder = "id,nodes,seconds,estimate";
+
+// The timed tasks of a profile: `tasks` without the rows a resumed run did not time
+// (TaskStat::resumed), which a replay must leave out.
+std::vector<TaskStat> timed_tasks(std::vector<TaskStat> tasks);
 
 // The file's text for `tasks`, as read_task_stats reads it back (seconds and estimates to 9
 // significant digits).
 std::string format_task_stats(std::span<const TaskStat> tasks);
 
-// Reads a --task-stats CSV (header "id,nodes,seconds,estimate,plan_order", the last column 0 or
-// 1; files without it, from before it, read as largest-first runs; rows in any order).
+// Reads a --task-stats CSV (header "id,nodes,seconds,estimate,plan_order,resumed", the last two
+// columns 0 or 1; older files without them as kTaskStatsHeader says; rows in any order).
 // Strict: every field is plain decimal (ids and nodes whole numbers, no sign, no spaces), ids
 // are distinct, a row has exactly the header's columns; a malformed row is refused with its line
 // number (CRLF line ends included).

@@ -189,7 +189,7 @@ TEST(Numa, TaskStatsFeedTheSimulator) {
   ASSERT_TRUE(f.good());
   std::string line;
   std::getline(f, line);
-  EXPECT_EQ(line, "id,nodes,seconds,estimate,plan_order");
+  EXPECT_EQ(line, "id,nodes,seconds,estimate,plan_order,resumed");
   std::uint64_t rows = 0, nodes = 0;
   std::set<std::uint64_t> ids;
   while (std::getline(f, line)) {
@@ -197,7 +197,8 @@ TEST(Numa, TaskStatsFeedTheSimulator) {
     std::uint64_t id = 0, k = 0;
     char comma = 0;
     in >> id >> comma >> k;
-    EXPECT_EQ(line.substr(line.size() - 2), ",0") << line;  // the lanes run largest first
+    // The lanes run largest first; nothing was resumed.
+    EXPECT_EQ(line.substr(line.size() - 4), ",0,0") << line;
     ids.insert(id);
     nodes += k;
     ++rows;
@@ -228,7 +229,7 @@ TEST(Numa, TaskStatsFeedTheSimulator) {
   std::ifstream joined(path);
   std::getline(joined, line);
   ASSERT_TRUE(std::getline(joined, line));
-  EXPECT_EQ(line.substr(line.size() - 2), ",1") << line;
+  EXPECT_EQ(line.substr(line.size() - 4), ",1,0") << line;  // plan order, not resumed
   for (const auto& [order, want] : {std::pair{"", "plan"}, {" --order largest", "largest"}}) {
     const Outcome o = run("", "simulate " + path + " --procs 4 --json" + order);
     ASSERT_EQ(o.status, 0) << o.err;

@@ -465,6 +465,7 @@ TEST(Simulator, ReadsBackTheTaskStatsItsWriterFormats) {
     tasks[i].seconds = 0.125 * (i + 1);
     tasks[i].estimate = 7.5 * i;
     tasks[i].plan_order = true;
+    tasks[i].resumed = i == 1;
   }
   const std::string text = format_task_stats(tasks);
   EXPECT_EQ(text.rfind(std::string(kTaskStatsHeader) + "\n", 0), 0u) << text;
@@ -480,7 +481,16 @@ TEST(Simulator, ReadsBackTheTaskStatsItsWriterFormats) {
     EXPECT_DOUBLE_EQ(t.seconds, want.seconds);
     EXPECT_DOUBLE_EQ(t.estimate, want.estimate);
     EXPECT_TRUE(t.plan_order);
+    EXPECT_EQ(t.resumed, want.resumed);
   }
+  // The replay's tasks: the resumed row left out.
+  const std::vector<TaskStat> timed = timed_tasks(*back);
+  ASSERT_EQ(timed.size(), 2u);
+  for (const TaskStat& t : timed) EXPECT_FALSE(t.resumed);
+  // A resumed flag other than 0 or 1 is refused with its line.
+  const auto bad = parse_task_stats(std::string(kTaskStatsHeader) + "\n0,1,1,1,0,2\n", "f");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("line 2"), std::string::npos) << bad.error().message;
 }
 
 // Malformed rows are refused, each with the number of its line (the header is line 1).
