@@ -90,15 +90,23 @@ std::unique_ptr<FileJournal> open_checkpoint(const CountArgs& args) {
 int report_interrupted(const CountArgs& args, const CountResult& r, FileJournal* journal,
                        const std::string& launcher) {
   const int status = SignalScope::exit_status();
+  if (r.subproblems_total == 0) {  // stopped while planning: nothing counted, nothing to save
+    std::cerr << "nqcount: interrupted before counting began; nothing to save\n";
+    if (journal) (void)journal->close();
+    return status;
+  }
   std::cerr << "nqcount: interrupted after " << r.subproblems << " of " << r.subproblems_total
             << " subproblems; no counts printed\n";
   if (!journal) {
     std::cerr << "nqcount: run with --checkpoint FILE to be able to resume\n";
     return status;
   }
+  // An interrupted run whose work could not be saved is a failed write (exit 2), not an
+  // interruption to resume from: a requeueing script must not take it for a saved one.
   if (auto flushed = journal->close(); !flushed) {
-    print_error(flushed.error().message);
-    return status;
+    print_error("interrupted, and the progress could not be saved: " + flushed.error().message +
+                " (what was saved before the failure stays valid)");
+    return 2;
   }
   std::string command = launcher;
   for (const std::string& word : args.argv) {

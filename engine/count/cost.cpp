@@ -123,12 +123,15 @@ std::uint64_t estimate_plan_cost(const Plan& plan, std::size_t i) {
   return cost;
 }
 
-std::vector<std::uint64_t> estimate_costs(const Plan& plan) {
+std::vector<std::uint64_t> estimate_costs(const Plan& plan, const std::atomic<bool>* cancel) {
   std::vector<std::uint64_t> costs;
   reserve_prefaulted(costs, plan.size());
   costs.resize(plan.size());
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, costs.size(), 256), [&](const auto& r) {
-    for (std::size_t i = r.begin(); i < r.end(); ++i) costs[i] = estimate_plan_cost(plan, i);
+    for (std::size_t i = r.begin(); i < r.end(); ++i) {
+      if (cancel && cancel->load(std::memory_order_relaxed)) return;
+      costs[i] = estimate_plan_cost(plan, i);
+    }
   });
   return costs;
 }

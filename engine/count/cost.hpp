@@ -2,6 +2,7 @@
 // ETA: subproblem costs differ by two orders of magnitude, so counting them would lie.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -38,7 +39,9 @@ std::uint64_t join_pairs_cost(std::uint64_t pairs);
 // join's), the sum of estimate_join_cost over the subproblems of its ranks.
 std::uint64_t estimate_plan_cost(const Plan& plan, std::size_t i);
 
-// estimate_plan_cost of every task of the plan, in plan order.
-std::vector<std::uint64_t> estimate_costs(const Plan& plan);
+// estimate_plan_cost of every task of the plan, in plan order. With `cancel`, it stops soon
+// after that is set, leaving the rest 0 (a large board's estimates take tens of seconds).
+std::vector<std::uint64_t> estimate_costs(const Plan& plan,
+                                          const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace nq

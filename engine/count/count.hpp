@@ -99,7 +99,7 @@ struct CountResult {
   OrbitCounts orbits;
   u128 nodes = 0;
   std::uint64_t subproblems = 0;        // subproblems counted
-  std::uint64_t subproblems_total = 0;  // subproblems planned
+  std::uint64_t subproblems_total = 0;  // subproblems planned (0: cancelled while planning)
   std::uint64_t classes = 0;            // canonical classes (0 for the classic route)
   int split_rows = 0;
   double seconds = 0;
@@ -128,7 +128,8 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor = nullpt
 
 // The plan count() makes for `config` (deterministic: every MPI rank makes the same one), after
 // the same checks. n >= 4.
-Expected<Plan> make_plan(const CountConfig& config);
+// `control` bounds and stops it (plan.hpp): a stopped plan comes back with Plan::stopped set.
+Expected<Plan> make_plan(const CountConfig& config, const PlanControl& control = {});
 
 // Counts only the subproblems `indices` of `plan` (made by make_plan(config)), recording each
 // in config.journal if there is one (without calling its begin()). The orbit split needs the

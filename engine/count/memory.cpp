@@ -66,14 +66,13 @@ std::uint64_t kernel_scratch_bytes(const Kernel* kernel, int n) {
   return kernel && kernel->plan == PlanKind::kRowSplit ? join_scratch_bound(n) : 0;
 }
 
-MemoryEstimate estimate_memory(const Plan& plan, const CountConfig& config, std::uint64_t counted) {
+namespace {
+
+MemoryEstimate estimate_for(int n, bool rowsplit, std::uint64_t planned, std::uint64_t plan_bytes,
+                            const CountConfig& config, std::uint64_t counted) {
   MemoryEstimate e;
-  const std::uint64_t planned = plan.size();
-  // The row-split plan is lazy (plan.hpp): nothing stored, whatever its size.
-  const std::uint64_t plan_bytes =
-      plan.subproblems.capacity() * sizeof(Subproblem) + plan.weights.capacity();
-  std::uint64_t run = planned * kPerPlannedBytes +
-                      counted * (plan.rowsplit() ? kPerCountedTaskBytes : kPerCountedBytes);
+  std::uint64_t run =
+      planned * kPerPlannedBytes + counted * (rowsplit ? kPerCountedTaskBytes : kPerCountedBytes);
   if (config.journal) run += planned * kPerJournalBytes;
   if (config.task_stats) run += planned * sizeof(TaskStat);
   e.fixed = kFixedBytes;
@@ -81,9 +80,25 @@ MemoryEstimate estimate_memory(const Plan& plan, const CountConfig& config, std:
   e.run = run;
   // The row-split plan is the join's, and only the join's (run.cpp plan_for): the plan, not
   // the kernel's name, says which kernel runs, whatever "auto" resolves to.
-  const std::uint64_t scratch = plan.rowsplit() ? join_scratch_bound(plan.n) : 0;
+  const std::uint64_t scratch = rowsplit ? join_scratch_bound(n) : 0;
   e.threads = threads_of(config) * (kPerThreadBytes + scratch);
   return e;
+}
+
+}  // namespace
+
+MemoryEstimate estimate_memory(const Plan& plan, const CountConfig& config, std::uint64_t counted) {
+  // The row-split plan is lazy (plan.hpp): nothing stored, whatever its size.
+  const std::uint64_t plan_bytes =
+      plan.subproblems.capacity() * sizeof(Subproblem) + plan.weights.capacity();
+  return estimate_for(plan.n, plan.rowsplit(), plan.size(), plan_bytes, config, counted);
+}
+
+MemoryEstimate estimate_memory(int n, PlanKind kind, std::uint64_t tasks,
+                               const CountConfig& config) {
+  const bool rowsplit = kind == PlanKind::kRowSplit;
+  const std::uint64_t plan_bytes = rowsplit ? 0 : tasks * (sizeof(Subproblem) + 1);
+  return estimate_for(n, rowsplit, tasks, plan_bytes, config, tasks);
 }
 
 MemoryEstimate estimate_memory_without_plan(int threads) {

@@ -36,6 +36,11 @@ struct MemoryEstimate {
   std::uint64_t total() const;
 };
 MemoryEstimate estimate_memory(const Plan& plan, const CountConfig& config, std::uint64_t counted);
+// The same for a whole count of a plan of `kind` with `tasks` tasks that is not made yet: its
+// size is known before its heavy parts (PlanControl::admit), so a run too large is refused
+// before them. Never above what the plan, once made, is estimated to need.
+MemoryEstimate estimate_memory(int n, PlanKind kind, std::uint64_t tasks,
+                               const CountConfig& config);
 // The same for a board too small for a plan (n < 4: enumerated on the calling thread).
 MemoryEstimate estimate_memory_without_plan(int threads);
 

@@ -113,7 +113,9 @@ void tie_classes(int n, const std::function<void(const ClassPrefix&)>& visit) {
   }
 }
 
-std::uint64_t fixed_rec(Placement& p, const Mask* forbidden, Sym g) {
+std::uint64_t fixed_rec(Placement& p, const Mask* forbidden, Sym g,
+                        const std::atomic<bool>* cancel) {
+  if (cancel && cancel->load(std::memory_order_relaxed)) return 0;
   const int n = p.n();
   int row = 0;
   while (row < n && p.row_used(row)) ++row;
@@ -134,7 +136,7 @@ std::uint64_t fixed_rec(Placement& p, const Mask* forbidden, Sym g) {
       placed[m++] = s;
       s = apply(g, s, n);
     } while (!(s == Square{row, col}));
-    if (ok) count += fixed_rec(p, forbidden, g);
+    if (ok) count += fixed_rec(p, forbidden, g, cancel);
     while (m > 0) p.remove(placed[--m].row);
   }
   return count;
@@ -242,9 +244,10 @@ Subproblem class_subproblem(const ClassPrefix& c) {
   return s;
 }
 
-std::uint64_t count_fixed_completions(const Placement& fixed, const Mask* forbidden, Sym rotation) {
+std::uint64_t count_fixed_completions(const Placement& fixed, const Mask* forbidden, Sym rotation,
+                                      const std::atomic<bool>* cancel) {
   Placement p = fixed;
-  return fixed_rec(p, forbidden, rotation);
+  return fixed_rec(p, forbidden, rotation, cancel);
 }
 
 namespace {
@@ -292,7 +295,7 @@ int default_split_rows(int n) {
   return n >= 18 ? 4 : n >= 12 ? 3 : 1;
 }
 
-Plan plan_canonical(int n, int split_rows) {
+Plan plan_canonical(int n, int split_rows, const PlanControl& control) {
   Plan plan;
   plan.n = n;
   plan.split_rows = split_rows;
@@ -313,17 +316,9 @@ Plan plan_canonical(int n, int split_rows) {
   };
   std::vector<Planned> planned(classes.size());
   tbb::parallel_for(std::size_t{0}, classes.size(), [&](std::size_t i) {
+    if (control.cancelled()) return;
     const ClassPrefix& c = classes[i];
     Planned& out = planned[i];
-    const int w = c.weight();
-    if (c.stabilizer & sym_bit(Sym::kRot180)) {
-      const std::uint64_t c180 = count_fixed_completions(c.fixed, c.forbidden, Sym::kRot180);
-      const std::uint64_t c90 = (c.stabilizer & sym_bit(Sym::kRot90))
-                                    ? count_fixed_completions(c.fixed, c.forbidden, Sym::kRot90)
-                                    : 0;
-      out.sym4 = static_cast<u128>(w) * (c180 - c90);
-      out.sym2 = static_cast<u128>(w) * c90;
-    }
     // Search the class in the orientation with the smallest estimated tree. Mirror images
     // (left-right) have the same tree, so the identity and the three rotations are enough;
     // a rotation that gives the same board as one already probed (the class is symmetric under
@@ -352,8 +347,10 @@ Plan plan_canonical(int n, int split_rows) {
   for (Planned& p : planned) {
     p.first = total;
     total += p.count;
-    plan.sym4 += p.sym4;
-    plan.sym2 += p.sym2;
+  }
+  if (control.cancelled() || (control.admit && !control.admit(PlanKind::kCanonical, total))) {
+    plan.stopped = true;
+    return plan;
   }
   plan.subproblems.reserve(total);
   prefault_for_writing(plan.subproblems.data(), total * sizeof(Subproblem));
@@ -365,11 +362,29 @@ Plan plan_canonical(int n, int split_rows) {
     for_each_child(planned[i].root, split_rows, place);
     std::fill_n(plan.weights.begin() + static_cast<std::ptrdiff_t>(planned[i].first),
                 planned[i].count, static_cast<std::uint8_t>(classes[i].weight()));
+    // Burnside's terms of a class that a half turn fixes: a search of the whole board.
+    const ClassPrefix& c = classes[i];
+    if (c.stabilizer & sym_bit(Sym::kRot180)) {
+      const int w = c.weight();
+      const std::uint64_t c180 =
+          count_fixed_completions(c.fixed, c.forbidden, Sym::kRot180, control.cancel);
+      const std::uint64_t c90 =
+          (c.stabilizer & sym_bit(Sym::kRot90))
+              ? count_fixed_completions(c.fixed, c.forbidden, Sym::kRot90, control.cancel)
+              : 0;
+      planned[i].sym4 = static_cast<u128>(w) * (c180 - c90);
+      planned[i].sym2 = static_cast<u128>(w) * c90;
+    }
   });
+  for (const Planned& p : planned) {
+    plan.sym4 += p.sym4;
+    plan.sym2 += p.sym2;
+  }
+  plan.stopped = control.cancelled();
   return plan;
 }
 
-Plan plan_classic(int n, int split_rows) {
+Plan plan_classic(int n, int split_rows, const PlanControl& control) {
   Plan plan;
   plan.n = n;
   plan.kind = PlanKind::kClassic;
@@ -394,11 +409,17 @@ Plan plan_classic(int n, int split_rows) {
       add(mid | bit, ((mid << 1) | bit) << 1, ((mid >> 1) | bit) >> 1, n - 2);
     }
   }
+  if (control.cancelled() ||
+      (control.admit && !control.admit(PlanKind::kClassic, plan.subproblems.size()))) {
+    plan.stopped = true;
+    return plan;
+  }
   plan.weights.assign(plan.subproblems.size(), 2);
   // Unique by Burnside: whole-board counts fixed by the rotations.
-  const SymmetricCounts sym = whole_board_symmetric(n);
+  const SymmetricCounts sym = whole_board_symmetric(n, control.cancel);
   plan.sym4 = sym.sym4;
   plan.sym2 = sym.sym2;
+  plan.stopped = !sym.complete;
   return plan;
 }
 
@@ -572,16 +593,21 @@ void rowsplit_runs(int n, int windows, int run, std::vector<Subproblem>& subprob
   }
 }
 
-Plan plan_rowsplit(int n, bool fixed_counts) {
+Plan plan_rowsplit(int n, bool fixed_counts, const PlanControl& control) {
   Plan plan;
   plan.n = n;
   plan.kind = PlanKind::kRowSplit;
   plan.ranks = rowsplit_ranks(n);
   plan.block = std::max<std::uint64_t>(1, (plan.ranks + kMaxRowSplitTasks - 1) / kMaxRowSplitTasks);
+  if (control.cancelled() || (control.admit && !control.admit(PlanKind::kRowSplit, plan.size()))) {
+    plan.stopped = true;
+    return plan;
+  }
   if (fixed_counts) {
-    const SymmetricCounts sym = whole_board_symmetric(n);
+    const SymmetricCounts sym = whole_board_symmetric(n, control.cancel);
     plan.sym4 = sym.sym4;
     plan.sym2 = sym.sym2;
+    plan.stopped = !sym.complete;
   }
   return plan;
 }

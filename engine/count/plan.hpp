@@ -59,7 +59,9 @@ Subproblem class_subproblem(const ClassPrefix& c);
 
 // Completions of `fixed` (closed under `rotation`) that avoid `forbidden` and that the
 // rotation maps to themselves. `rotation` is kRot180 or kRot90. `forbidden` may be null.
-std::uint64_t count_fixed_completions(const Placement& fixed, const Mask* forbidden, Sym rotation);
+// With `cancel`, the search stops soon after it is set (the count is then partial).
+std::uint64_t count_fixed_completions(const Placement& fixed, const Mask* forbidden, Sym rotation,
+                                      const std::atomic<bool>* cancel = nullptr);
 
 // Knuth's estimate of the search-tree size of `s` (nodes), from `probes` random root-to-leaf
 // paths: each path's estimate is the sum over depths of the product of the branching factors
@@ -91,6 +93,7 @@ struct Plan {
   bool rowsplit() const { return kind == PlanKind::kRowSplit; }  // the join's
   std::uint64_t ranks = 0;  // the row-split plan: ranks 0..ranks-1 (rowsplit_ranks)
   std::uint64_t block = 1;  // the row-split plan: ranks per task
+  bool stopped = false;     // PlanControl stopped it: incomplete, not to be counted
 
   // Tasks in the plan.
   std::size_t size() const {
@@ -104,12 +107,23 @@ struct Plan {
   std::uint64_t end_rank(std::size_t i) const { return std::min(ranks, (i + 1) * block); }
 };
 
+// How a caller bounds and stops the making of a plan, whose Burnside terms are a search of
+// their own that takes minutes on a large board. A plan calls `admit` with its kind and its
+// number of tasks as soon as that is known, before it allocates them or searches: false stops it
+// there. It looks at `cancel` in its long loops and stops soon after it is set. A plan stopped
+// either way is incomplete (Plan::stopped) and must not be counted.
+struct PlanControl {
+  const std::atomic<bool>* cancel = nullptr;
+  std::function<bool(PlanKind kind, std::uint64_t tasks)> admit;
+  bool cancelled() const { return cancel && cancel->load(std::memory_order_relaxed); }
+};
+
 // The canonical-class plan, n >= 4.
-Plan plan_canonical(int n, int split_rows);
+Plan plan_canonical(int n, int split_rows, const PlanControl& control = {});
 // The classic route: left-right mirror halving on the first row (and the second for odd n
 // with the first queen in the middle), weight 2; unique by Burnside with whole-board fixed
 // counts.
-Plan plan_classic(int n, int split_rows);
+Plan plan_classic(int n, int split_rows, const PlanControl& control = {});
 
 // The join kernel's plan (kernels/join.hpp): the columns are cut into a west and an east half
 // (odd n: the middle column apart), and a subproblem fixes which rows hold their queen in the
@@ -127,7 +141,7 @@ Plan plan_classic(int n, int split_rows);
 // The plan is lazy: it holds no subproblem, only the number of ranks (rowsplit_key) and how many
 // consecutive ranks make a task (at most kMaxRowSplitTasks tasks, so the scheduler's per-task
 // arrays stay bounded whatever n is).
-Plan plan_rowsplit(int n, bool fixed_counts = true);
+Plan plan_rowsplit(int n, bool fixed_counts = true, const PlanControl& control = {});
 
 // How an odd board's row splits are grouped into subproblems. By west rows: one subproblem per
 // west row set W, the middle queen free in every row r that W keeps (the join enumerates the

@@ -23,6 +23,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <thread>
 
 #include "common/prefault.hpp"
 #include "common/sanitizers.hpp"
@@ -93,6 +94,8 @@ struct WorkRanges {
 // cost.
 struct RunHooks {
   const std::vector<std::uint64_t>* selection = nullptr;
+  // The selection is what a resumed run has left: the rest was done by the run it resumes.
+  bool resuming = false;
   const std::vector<std::uint64_t>* costs = nullptr;
   SubproblemJournal* journal = nullptr;
   // Work beside the count, done once by worker 0 before its first claim (the others steal its
@@ -483,10 +486,24 @@ const Kernel& second_kernel(const CountConfig& config, const Kernel& kernel) {
 }
 
 // hwloc reads the machine (tens of milliseconds, once per process) in the background, while
-// the front end plans; no read (an invalid future) where there is nothing to place.
+// the front end plans; no read (an invalid future) where there is nothing to place. The thread
+// is detached, and the future is a promise's, which does not wait for it when dropped: a large
+// machine (a synthetic one of 65,536 CPUs takes hwloc seconds) must not hold up a cancelled run.
 std::future<Expected<Topology>> start_reading_topology(const CountConfig& config) {
   if (!config.numa || single_numa_node_here()) return {};
-  return std::async(std::launch::async, read_topology);
+  auto promise = std::make_shared<std::promise<Expected<Topology>>>();
+  std::future<Expected<Topology>> machine = promise->get_future();
+  std::thread([promise] { promise->set_value(read_topology()); }).detach();
+  return machine;
+}
+
+// Waits for the machine's topology, looking at the monitor's cancel flag meanwhile: false when
+// the run was cancelled first.
+bool wait_for_topology(std::future<Expected<Topology>>& machine, const Monitor* monitor) {
+  if (!machine.valid()) return true;
+  while (machine.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready)
+    if (monitor && monitor->cancel.load(std::memory_order_relaxed)) return false;
+  return true;
 }
 
 // The plan is made in parallel (engine/count/plan.cpp), inside an arena capped like the run (so a
@@ -494,9 +511,11 @@ std::future<Expected<Topology>> start_reading_topology(const CountConfig& config
 // (cost.hpp), in the same arena: a second arena would wait again for its worker threads to
 // arrive (1 to 3 ms each time on this VM). With `defer_fixed_counts`, a row-split plan comes
 // without its Burnside terms (the caller computes them beside the count).
-// `kernel` is what checked_kernel() returned: its plan kind says which plan.
+// `kernel` is what checked_kernel() returned: its plan kind says which plan. `control` bounds
+// and stops the planning and the estimates (a stopped plan comes without costs).
 Plan plan_for(const CountConfig& config, const Kernel* kernel, int threads,
-              std::vector<std::uint64_t>* costs = nullptr, bool defer_fixed_counts = false) {
+              std::vector<std::uint64_t>* costs = nullptr, bool defer_fixed_counts = false,
+              const PlanControl& control = {}) {
   const int split = config.split_rows >= 0 ? config.split_rows : default_split_rows(config.n);
   tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
                           static_cast<std::size_t>(threads));
@@ -505,16 +524,19 @@ Plan plan_for(const CountConfig& config, const Kernel* kernel, int threads,
   arena.execute([&] {
     switch (kernel->plan) {
       case PlanKind::kClassic:
-        plan = plan_classic(config.n, split);
+        plan = plan_classic(config.n, split, control);
         break;
       case PlanKind::kRowSplit:
-        plan = plan_rowsplit(config.n, !defer_fixed_counts);
+        plan = plan_rowsplit(config.n, !defer_fixed_counts, control);
         break;
       case PlanKind::kCanonical:
-        plan = plan_canonical(config.n, split);
+        plan = plan_canonical(config.n, split, control);
         break;
     }
-    if (costs) *costs = estimate_costs(plan);
+    if (costs && !plan.stopped) {
+      *costs = estimate_costs(plan, control.cancel);
+      plan.stopped = control.cancelled();
+    }
   });
   return plan;
 }
@@ -581,6 +603,7 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
                       std::chrono::steady_clock::time_point start, CountResult& result,
                       Monitor* monitor, CrossCheck& check) {
   Topology topology;
+  if (!wait_for_topology(machine, monitor)) return {};  // cancelled: nothing counted
   if (machine.valid()) {
     auto t = machine.get();
     if (t.ok()) topology = *t;  // no topology: one unpinned arena, as with --numa off
@@ -658,7 +681,11 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
       result.tasks[i].id = static_cast<std::uint32_t>(i);
       result.tasks[i].estimate = estimate[i];
       result.tasks[i].plan_order = plan.rowsplit();
+      // Not selected: done by the run this one resumes, untimed here (TaskStat::resumed).
+      result.tasks[i].resumed = hooks.resuming;
     }
+    if (hooks.resuming)
+      for (std::uint64_t i : *hooks.selection) result.tasks[i].resumed = false;
   }
   const Counter counter(plan, kernel, hooks, monitor, config.task_stats ? &result.tasks : nullptr,
                         check);
@@ -816,16 +843,34 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
     return result;
   }
 
+  // Refused before any heavy work (and before a journal is opened) if it would not fit: as soon
+  // as the plan's size is known (PlanControl::admit), before its Burnside terms and cost
+  // estimates, which take minutes on a large board.
+  std::optional<Error> too_large;
+  PlanControl control;
+  control.cancel = monitor ? &monitor->cancel : nullptr;
+  control.admit = [&](PlanKind kind, std::uint64_t tasks) {
+    too_large = check_memory(estimate_memory(n, kind, tasks, config).total(), config.memory_limit);
+    return !too_large;
+  };
   std::future<Expected<Topology>> machine = start_reading_topology(config);
   // The estimated costs order and deal the work (schedule.hpp) and weight the progress. The
   // row-split plan's Burnside terms (a whole-board search of a few percent of the count) are
   // computed beside the count rather than before it.
   std::vector<std::uint64_t> costs;
-  Plan plan = plan_for(config, kernel, result.threads, &costs, /*defer_fixed_counts=*/true);
+  Plan plan =
+      plan_for(config, kernel, result.threads, &costs, /*defer_fixed_counts=*/true, control);
+  if (too_large) return *too_large;
   result.classes = plan.classes;
   result.split_rows = plan.split_rows;
   result.subproblems_total = plan.size();
-  // Refused before any counting (and before a journal is opened) if it would not fit.
+  if (plan.stopped) {              // cancelled while planning: nothing counted, nothing journaled
+    result.subproblems_total = 0;  // no plan
+    result.cancelled = true;
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
   result.memory_estimate = estimate_memory(plan, config, plan.size()).total();
   if (auto refused = check_memory(result.memory_estimate, config.memory_limit)) return *refused;
 
@@ -836,7 +881,10 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   if (check.on()) result.cross_check_kernel = check.second().name;
   RunHooks hooks;
   hooks.journal = config.journal;
-  if (config.journal) hooks.selection = &resumed->todo;
+  if (config.journal) {
+    hooks.selection = &resumed->todo;
+    hooks.resuming = true;
+  }
   hooks.costs = &costs;
   if (monitor) start_monitor(*monitor, plan, costs, *resumed);
 
@@ -862,11 +910,11 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   return result;
 }
 
-Expected<Plan> make_plan(const CountConfig& config) {
+Expected<Plan> make_plan(const CountConfig& config, const PlanControl& control) {
   const auto checked = checked_kernel(config);
   if (!checked) return checked.error();
   if (config.n < 4) return Error{"a plan needs n >= 4, got " + std::to_string(config.n)};
-  return plan_for(config, *checked, resolve_threads(config.threads));
+  return plan_for(config, *checked, resolve_threads(config.threads), nullptr, false, control);
 }
 
 Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan,
