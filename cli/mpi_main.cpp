@@ -292,6 +292,31 @@ int agree(int status) {
   return worst;
 }
 
+// Every rank's error (empty: none) reaches rank 0, which prints one line: its own, else the
+// first other rank's, named. Ranks printing their own would interleave their lines into one
+// garbled line (every rank usually refuses for the same reason).
+void say_first_error(const std::string& error, int rank, int ranks) {
+  const int length = static_cast<int>(error.size());
+  std::vector<int> lengths(rank == 0 ? static_cast<std::size_t>(ranks) : 0);
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::vector<int> offsets(lengths.size(), 0);
+  std::string all;
+  if (rank == 0) {
+    for (std::size_t r = 1; r < lengths.size(); ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
+    all.resize(lengths.empty() ? 0 : static_cast<std::size_t>(offsets.back() + lengths.back()));
+  }
+  MPI_Gatherv(error.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
+              0, MPI_COMM_WORLD);
+  if (rank != 0) return;
+  for (std::size_t r = 0; r < lengths.size(); ++r)
+    if (lengths[r] > 0) {
+      const std::string what =
+          all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r]));
+      print_error(r == 0 ? what : "rank " + std::to_string(r) + ": " + what);
+      return;
+    }
+}
+
 // Counts what rank 0 deals until it deals nothing, kDealerBatchesHeld batches at a time, each
 // counted on a thread of its own (the TBB engine shares this rank's threads between them, so
 // the threads the end of one batch leaves idle count the next), while this thread talks to rank
@@ -394,7 +419,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
              const ResumePoint& resumed) {
   const int ranks = static_cast<int>(threads.size());
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<std::uint64_t> costs = estimate_costs(plan);
+  const std::vector<std::uint64_t> costs = estimate_costs(plan, &signal.cancel);
   Monitor progress;  // fed by the dealer, so every rank's work shows
   start_monitor(progress, plan, costs, resumed);
 
@@ -642,24 +667,33 @@ int run(int argc, char** argv, int rank, int ranks) {
     return rank == 0 ? run_count(args) : 0;
   }
 
-  auto plan = make_plan(config);
-  if (!plan.ok()) status = 2;
+  // Signals are seen from here on: planning a large board takes minutes.
+  Monitor signal;
+  SignalScope signals(signal);
+  // Every rank holds the whole plan and may be dealt any of it: refused up front, as count(),
+  // as soon as the plan's size is known and again once it is made.
+  std::optional<Error> too_large;
+  PlanControl control;
+  control.cancel = &signal.cancel;
+  control.admit = [&](PlanKind kind, std::uint64_t tasks) {
+    too_large =
+        check_memory(estimate_memory(config.n, kind, tasks, config).total(), config.memory_limit);
+    return !too_large;
+  };
+  auto plan = make_plan(config, control);
+  if (plan.ok() && too_large) plan = *too_large;
+  if (plan.ok() && plan->stopped) plan = Error{""};  // a signal: the status says it
+  if (!plan.ok()) status = SignalScope::received() ? SignalScope::exit_status() : 2;
   // Rank 0 opens the journal; the others wait for its verdict.
   std::unique_ptr<FileJournal> journal;
   ResumePoint resumed;
   std::string error = plan.ok() ? "" : plan.error().message;
-  // Every rank holds the whole plan and may be dealt any of it: refused up front, as count().
-  // Only the first rank that refuses says so (they usually all do, for the same reason).
-  int refusing = INT_MAX, first_refusing = INT_MAX;
   if (plan.ok())
     if (auto refused = check_memory(estimate_memory(*plan, config, plan->size()).total(),
                                     config.memory_limit)) {
       status = 2;
       error = refused->message;
-      refusing = rank;
     }
-  MPI_Allreduce(&refusing, &first_refusing, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (refusing != INT_MAX && rank != first_refusing) error.clear();
   if (rank == 0 && status == 0) {
     journal = open_checkpoint(args);
     auto start = resume_run(*plan, journal.get(),
@@ -673,17 +707,17 @@ int run(int argc, char** argv, int rank, int ranks) {
       resumed = std::move(*start);
     }
   }
-  if (!error.empty())
-    print_error(rank == 0 ? error : "rank " + std::to_string(rank) + ": " + error);
-  if (const int worst = agree(status); worst != 0) return worst;
+  say_first_error(error, rank, ranks);
+  if (const int worst = agree(status); worst != 0) {
+    if (rank == 0 && worst > 128) std::cerr << "nqcount: interrupted before counting began\n";
+    return worst;
+  }
 
   // Every rank's threads (its --threads, or its machine's hardware threads), for rank 0's batches.
   const int threads_here = resolve_threads(config.threads);
   std::vector<int> threads(rank == 0 ? static_cast<std::size_t>(ranks) : 0);
   MPI_Gather(&threads_here, 1, MPI_INT, threads.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
 
-  Monitor signal;
-  SignalScope signals(signal);
   if (rank != 0) {
     CountConfig counting = config;  // rank 0 deals the cross-checks
     counting.cross_check = 0;

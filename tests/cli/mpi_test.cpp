@@ -376,4 +376,19 @@ TEST(Mpi, MemoryLimitIsCheckedOnEveryRankAndSaidOnce) {
   EXPECT_EQ(j["isa"], nlohmann::json::parse(nqcount("--n 12 --json --kernel join").out)["isa"]);
 }
 
+// A refusal that every rank makes (the join has no split depth) is said once, by rank 0, on one
+// line of its own; with mpirun -q nothing else is printed, and every rank exits 2.
+TEST(Mpi, MpiErrorsAreOneLineFromRankZero) {
+  const Outcome r = shell(
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+      "ASAN_OPTIONS=detect_leaks=0 " MPIEXEC
+      " -q --oversubscribe --bind-to none -np 4 " NQCOUNT_MPI_BIN
+      " --n 12 --kernel join --split-depth 3");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("nqcount: error: the join kernel has its own plan", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.err.find("rank "), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
 }  // namespace
