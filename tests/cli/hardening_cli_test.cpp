@@ -1,13 +1,17 @@
 // Defects a new (or hostile) user found, each held by a test on the real binary (NQCOUNT_BIN):
 // claims of verification, thread counts, options that do not apply, numbers in other bases,
-// the --threads bound, the memory limit's message, and SIGINT / SIGTERM in solve.
+// the --threads bound, the memory limit's message, SIGINT / SIGTERM in solve and in every phase
+// of a count, refusals before heavy work, one journal per run, resumed task stats, and a
+// checkpoint that cannot be saved.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -21,6 +25,8 @@ using nq::test::expect_usage_error;
 using nq::test::nqcount;
 using nq::test::Outcome;
 using nq::test::read_file;
+using nq::test::shell;
+using nq::test::temp_folder;
 using nq::test::temp_path;
 
 bool has(const std::string& text, const std::string& part) {
@@ -179,6 +185,182 @@ TEST(HardeningCli, SolveInterruptedExits130And143) {
     }
     EXPECT_EQ(status, 128 + sig);
     EXPECT_TRUE(read_file(out).empty());
+  }
+}
+
+// Starts `command` under /bin/sh (which execs the last program in place, so the pid is its),
+// stderr to `err`.
+pid_t start(const std::string& command, const std::string& err) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    std::freopen(err.c_str(), "w", stderr);
+    std::freopen("/dev/null", "w", stdout);
+    execl("/bin/sh", "sh", "-c", ("exec " + command).c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+// The exit status of `pid` (-1 for a death by signal).
+int finish(pid_t pid) {
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Two runs started at the same moment on a journal that does not exist yet: one counts, the
+// other is refused, and the journal left is whole (it resumes to the right count).
+void expect_one_of_each_pair_refused(int pairs, int n) {
+  const std::string bin = NQCOUNT_BIN;
+  for (int i = 0; i < pairs; ++i) {
+    const std::string journal = temp_path("pair.ckpt");
+    const std::string cmd = bin + " --n " + std::to_string(n) + " --checkpoint " + journal;
+    const pid_t a = start(cmd, temp_path("a.err")), b = start(cmd, temp_path("b.err"));
+    const int sa = finish(a), sb = finish(b);
+    ASSERT_TRUE((sa == 0 && sb == 2) || (sa == 2 && sb == 0))
+        << "pair " << i << ": " << sa << " " << sb << " " << read_file(temp_folder() + "/a.err")
+        << read_file(temp_folder() + "/b.err");
+    const std::string refused = read_file(temp_folder() + (sa == 2 ? "/a.err" : "/b.err"));
+    EXPECT_TRUE(has(refused, "is in use by another run")) << refused;
+    const Outcome resumed =
+        nqcount("--n " + std::to_string(n) + " --checkpoint " + journal + " --verify --json");
+    ASSERT_EQ(resumed.status, 0) << resumed.err;
+    const auto j = nlohmann::json::parse(resumed.out);
+    EXPECT_EQ(j["subproblems_resumed"], j["subproblems"]) << "pair " << i;
+  }
+}
+
+TEST(HardeningCli, SimultaneousStartsOnANewJournalRefuseOne) {
+  expect_one_of_each_pair_refused(4, 16);
+}
+
+TEST(SlowHardeningCli, FiftySimultaneousStartsOnNewJournalsRefuseOneOfEach) {
+  expect_one_of_each_pair_refused(50, 17);
+}
+
+// A run that resumed did not time what it found done: its task stats mark those rows, and
+// simulate leaves them out, saying so; a profile of resumed rows only is refused.
+TEST(HardeningCli, ResumedTaskStatsAreMarkedAndLeftOutBySimulate) {
+  const std::string journal = temp_path("stats.ckpt"), stats = temp_path("stats.csv");
+  ASSERT_EQ(nqcount("--n 14 --checkpoint " + journal).status, 0);
+  // Keep the header and 10 records: 10 subproblems done, the rest to count.
+  std::filesystem::resize_file(journal, 64 + 10 * 32);
+  const Outcome partial =
+      nqcount("--n 14 --verify --checkpoint " + journal + " --task-stats " + stats);
+  ASSERT_EQ(partial.status, 0) << partial.err;
+  const std::string csv = read_file(stats);
+  EXPECT_EQ(csv.rfind("id,nodes,seconds,estimate,plan_order,resumed\n", 0), 0u) << csv;
+  std::size_t resumed = 0, rows = 0;
+  for (std::size_t at = csv.find('\n'); at + 1 < csv.size(); at = csv.find('\n', at + 1)) {
+    ++rows;
+    const std::size_t eol = csv.find('\n', at + 1);
+    const std::string row = csv.substr(at + 1, eol - at - 1);
+    if (row.back() == '1') {
+      ++resumed;
+      EXPECT_EQ(row.substr(row.find(',') + 1, 4), "0,0,") << row;  // not timed: nodes, seconds 0
+    }
+  }
+  EXPECT_EQ(resumed, 10u);
+  const Outcome sim = nqcount("simulate " + stats + " --procs 4 --json");
+  ASSERT_EQ(sim.status, 0) << sim.err;
+  EXPECT_TRUE(has(sim.err, "10 of " + std::to_string(rows) + " tasks were resumed")) << sim.err;
+  const auto j = nlohmann::json::parse(sim.out);
+  EXPECT_EQ(j["tasks"], rows - 10);
+  EXPECT_GT(j["makespan_seconds"].get<double>(), 0.0);
+
+  // All resumed: nothing to replay.
+  const Outcome again = nqcount("--n 14 --checkpoint " + journal + " --task-stats " + stats);
+  ASSERT_EQ(again.status, 0) << again.err;
+  const Outcome none = nqcount("simulate " + stats + " --procs 4");
+  EXPECT_EQ(none.status, 2);
+  EXPECT_TRUE(has(none.err, "no timed task")) << none.err;
+}
+
+// A journal that cannot be written (a file size limit stands in for a full disk): a completed
+// count keeps its counts and exit 0 with a warning; an interrupted one, whose work could not be
+// saved, exits 2, not 130 as if it had been saved.
+TEST(HardeningCli, UnsavedCheckpointOfAnInterruptedRunExits2) {
+  const std::string journal = temp_path("full.ckpt"), err = temp_path("full.err");
+  const std::string limited = "trap '' XFSZ; ulimit -f 1; ";  // 1 KiB: the header and 30 records
+  const Outcome done = shell(limited + NQCOUNT_BIN + " --n 16 --verify --checkpoint " + journal);
+  EXPECT_EQ(done.status, 0) << done.err;
+  EXPECT_TRUE(has(done.out, "total        14772512")) << done.out;
+  EXPECT_TRUE(has(done.err, "nqcount: warning: ")) << done.err;
+  EXPECT_TRUE(has(done.err, "the counts below are complete")) << done.err;
+
+  std::filesystem::remove(journal);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    std::freopen(err.c_str(), "w", stderr);
+    std::freopen("/dev/null", "w", stdout);
+    execl("/bin/sh", "sh", "-c",
+          (limited + "exec " + NQCOUNT_BIN + " --n 19 --threads 2 --checkpoint " + journal).c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Long enough for more than 30 subproblems to be done, far from the end of the count.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  kill(pid, SIGINT);
+  EXPECT_EQ(finish(pid), 2) << read_file(err);
+  const std::string said = read_file(err);
+  EXPECT_TRUE(has(said, "nqcount: error: interrupted, and the progress could not be saved"))
+      << said;
+  EXPECT_FALSE(has(said, "resume with")) << said;
+}
+
+// SIGINT or SIGTERM while a large board is planned and its costs estimated (tens of seconds to
+// minutes): exit 130 / 143 within a second, nothing to save.
+void expect_prompt_exit(const std::string& args, int sig, int after_ms) {
+  const std::string err = temp_path("signal.err");
+  const pid_t pid = start(std::string(NQCOUNT_BIN) + " " + args, err);
+  std::this_thread::sleep_for(std::chrono::milliseconds(after_ms));
+  const auto sent = std::chrono::steady_clock::now();
+  kill(pid, sig);
+  const int status = finish(pid);
+  const double took = seconds_since(sent);
+  EXPECT_EQ(status, 128 + sig) << args << " after " << after_ms << " ms: " << read_file(err);
+  EXPECT_LT(took, 1.0) << args << " after " << after_ms << " ms";
+}
+
+TEST(HardeningCli, SignalsWhilePlanningExitWithinASecond) {
+  expect_prompt_exit("--n 27", SIGINT, 500);
+  expect_prompt_exit("--n 32 --threads 1", SIGTERM, 500);
+  // The backtracking kernels' plan: its Burnside terms are the long part.
+  expect_prompt_exit("--n 27 --kernel avx2 --threads 1", SIGINT, 500);
+}
+
+TEST(SlowHardeningCli, SigintAt1And3And10SecondsExitsWithinASecond) {
+  for (const char* args : {"--n 27", "--n 32"})
+    for (const int ms : {1000, 3000, 10000}) expect_prompt_exit(args, SIGINT, ms);
+}
+
+// A machine of 65,536 CPUs takes hwloc seconds to read: a count waiting for it still stops.
+TEST(HardeningCli, SignalsWhileReadingALargeMachineExitWithinASecond) {
+  const std::string err = temp_path("machine.err");
+  const pid_t pid = start("env HWLOC_SYNTHETIC='pack:16 numa:16 core:64 pu:4' " +
+                              std::string(NQCOUNT_BIN) + " --n 12 --threads 2",
+                          err);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto sent = std::chrono::steady_clock::now();
+  kill(pid, SIGTERM);
+  EXPECT_EQ(finish(pid), 143) << read_file(err);
+  EXPECT_LT(seconds_since(sent), 1.0);
+}
+
+// --memory-limit refuses as soon as the plan's size is known, before its heavy parts.
+TEST(HardeningCli, MemoryLimitRefusesBeforeAnyHeavyWork) {
+  for (const char* args : {"--n 32 --memory-limit 1K", "--n 27 --memory-limit 1K",
+                           "--n 27 --kernel avx2 --threads 1 --memory-limit 100M"}) {
+    const auto t = std::chrono::steady_clock::now();
+    const Outcome r = nqcount(args);
+    EXPECT_LT(seconds_since(t), 1.0) << args;
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(r.err.rfind("nqcount: error: this count needs about ", 0), 0u) << r.err;
+    EXPECT_TRUE(has(r.err, "--memory-limit")) << r.err;
   }
 }
 
