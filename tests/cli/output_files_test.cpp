@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/cli_runner.hpp"
@@ -156,6 +157,71 @@ TEST(OutputFiles, RegularFileIsReplacedWholeKeepingItsMode) {
   ASSERT_EQ(::stat(out.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+}
+
+// The number of entries in a folder (a temporary file left behind would show).
+long entries(const std::string& dir) {
+  return std::distance(fs::directory_iterator(dir), fs::directory_iterator());
+}
+
+// nqcount run in `dir` as its working folder, so that a relative name lands there.
+Outcome nqcount_in(const std::string& dir, const std::string& args) {
+  return nq::test::shell("cd " + dir + " && exec " + NQCOUNT_BIN + " " + args);
+}
+
+// A new file gets 0666 less the umask, as from any program; a replaced regular file keeps its
+// own mode, whatever the umask.
+TEST(OutputFiles, NewFilesRespectTheUmask) {
+  const std::string dir = temp_dir("umask");
+  auto mode = [](const std::string& path) {
+    struct stat st {};
+    EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+    return st.st_mode & 07777;
+  };
+  // Each writer (task stats, the journal, solutions, the growth graph) under umask 027 and 077,
+  // each umask into a folder of its own.
+  for (const auto& [umask, expected] : {std::pair{"027", 0640u}, std::pair{"077", 0600u}}) {
+    const std::string in = temp_dir(std::string("umask-") + umask);
+    for (const char* args :
+         {"--n 8 --task-stats stats.csv", "--n 8 --checkpoint j.ckpt",
+          "solve --n 8 --output sol.txt", "orbits --n 6 --method algebraic --graph g.dot"}) {
+      const Outcome r = nq::test::shell("umask " + std::string(umask) + " && cd " + in +
+                                        " && exec " + NQCOUNT_BIN + " " + args);
+      ASSERT_EQ(r.status, 0) << args << ": " << r.err;
+    }
+    for (const char* name : {"stats.csv", "j.ckpt", "sol.txt", "g.dot"})
+      EXPECT_EQ(mode(in + "/" + name), expected) << umask << " " << name;
+    EXPECT_EQ(entries(in), 4);
+  }
+  // Replaced: keeps 0604 under umask 077.
+  const std::string kept = dir + "/kept.txt";
+  { std::ofstream(kept) << "old\n"; }
+  ASSERT_EQ(::chmod(kept.c_str(), 0604), 0);
+  const Outcome r = nq::test::shell("umask 077 && exec " + std::string(NQCOUNT_BIN) +
+                                    " solve --n 8 --output " + kept);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(read_file(kept), "old\n");
+  EXPECT_EQ(mode(kept), 0604u);
+}
+
+// Any name the file system takes is writable (the temporary name is short and fixed, not the
+// target's name with a suffix); one it refuses is an error that leaves nothing behind.
+TEST(OutputFiles, LongFileNamesAreWritable) {
+  for (const std::size_t length : {245u, 250u, 255u}) {
+    const std::string name(length, 'q');
+    for (const char* option :
+         {"solve --n 8 --seed 3 --output", "--n 8 --task-stats", "--n 8 --checkpoint"}) {
+      const std::string dir = temp_dir("long-names");
+      const Outcome r = nqcount_in(dir, std::string(option) + " " + name);
+      ASSERT_EQ(r.status, 0) << option << " (" << length << " bytes): " << r.err;
+      EXPECT_GT(fs::file_size(dir + "/" + name), 0u) << option;
+      EXPECT_EQ(entries(dir), 1) << option;  // the file, and no temporary one
+    }
+  }
+  const std::string dir = temp_dir("long-names");
+  expect_one_error_line(nqcount_in(dir, "solve --n 8 --output " + std::string(256, 'q')),
+                        "File name too long");
+  EXPECT_EQ(entries(dir), 0);
 }
 
 TEST(OutputFiles, DevStdoutGoesToTheStandardOutput) {
