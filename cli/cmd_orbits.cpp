@@ -93,6 +93,10 @@ int run_orbits(const OrbitsArgs& args) {
       print_error("--graph draws the algebraic growth: use it with --method algebraic");
       return 2;
     }
+    if (const std::string bad = outputs_error({{"--graph", args.graph}}, args.json); !bad.empty()) {
+      print_error(bad);
+      return 2;
+    }
     graph = std::make_unique<OutputFile>(args.graph, "--graph");
     std::string error;
     if (!graph->open(&error)) {

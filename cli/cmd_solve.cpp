@@ -398,6 +398,11 @@ int run_solve(const SolveArgs& args) {
     print_error("--budget and --runs apply to --method blnq only");
     return 2;
   }
+  // --output - (or /dev/stdout) and the JSON record would share standard output.
+  if (const std::string bad = outputs_error({{"--output", args.output}}, args.json); !bad.empty()) {
+    print_error(bad);
+    return 2;
+  }
   if (!args.ldpc.empty()) return run_solve_ldpc(args);
   const bool batch = !args.batch.empty();
   if (batch == (args.n != 0)) {

@@ -169,6 +169,75 @@ Outcome nqcount_in(const std::string& dir, const std::string& args) {
   return nq::test::shell("cd " + dir + " && exec " + NQCOUNT_BIN + " " + args);
 }
 
+// Two outputs of one run that lead to one file, by any path, are refused before anything is
+// written: the journal of an earlier run survives, and resumes.
+TEST(OutputFiles, OutputsNamingTheSameFileAreRefused) {
+  const std::string dir = temp_dir("same-file");
+  const std::string journal = dir + "/j.ckpt";
+  ASSERT_EQ(nqcount("--n 10 --checkpoint " + journal).status, 0);
+  const std::string before = read_file(journal);
+  ASSERT_FALSE(before.empty());
+  fs::create_symlink(journal, dir + "/link.ckpt");
+  fs::create_hard_link(journal, dir + "/hard.ckpt");
+  fs::create_directories(dir + "/sub");
+  for (const std::string& other : {journal, dir + "/link.ckpt", dir + "/hard.ckpt",
+                                   dir + "/sub/../j.ckpt", dir + "/./sub/../link.ckpt"}) {
+    expect_one_error_line(nqcount("--n 10 --checkpoint " + journal + " --task-stats " + other),
+                          "lead to the same file");
+    expect_one_error_line(nqcount("--n 10 --checkpoint " + other + " --task-stats " + journal),
+                          "lead to the same file");
+  }
+  EXPECT_EQ(read_file(journal), before);
+  EXPECT_EQ(entries(dir), 4);  // j.ckpt, link.ckpt, hard.ckpt, sub: nothing new
+  // The journal still resumes (every subproblem from it).
+  const Outcome resumed = nqcount("--n 10 --checkpoint " + journal);
+  EXPECT_EQ(resumed.status, 0) << resumed.err;
+  // A new file, named two ways (a relative path, `..`): refused, and not created.
+  expect_one_error_line(nqcount_in(dir, "--n 8 --checkpoint new.ckpt --task-stats sub/../new.ckpt"),
+                        "lead to the same file");
+  EXPECT_FALSE(fs::exists(dir + "/new.ckpt"));
+  EXPECT_EQ(entries(dir), 4);
+  // Two names of standard output are one output too.
+  expect_one_error_line(nqcount("--n 8 --checkpoint /dev/fd/1 --task-stats -"),
+                        "lead to the same stream");
+  // Distinct files are fine.
+  const Outcome apart =
+      nqcount("--n 8 --checkpoint " + dir + "/a.ckpt --task-stats " + dir + "/a.csv");
+  EXPECT_EQ(apart.status, 0) << apart.err;
+  EXPECT_EQ(read_file(dir + "/a.csv").rfind("id,nodes,", 0), 0u);
+}
+
+// Standard output carries the JSON record of --json: an output sent there too would mix with
+// it, so the combination is refused, whatever name leads there.
+TEST(OutputFiles, JsonWithStreamedOutputIsRefused) {
+  for (const char* command :
+       {"--n 8 --json --task-stats -", "--n 8 --json --task-stats /dev/stdout",
+        "--n 8 --json --task-stats /dev/fd/1", "solve --n 8 --json --output -",
+        "solve --n 8 --json --output /dev/stdout",
+        "solve --n 13 --modular --ldpc 3,4 --json "
+        "--output /dev/stdout",
+        "orbits --n 6 --method algebraic --json --graph -"}) {
+    const Outcome r = nqcount(command);
+    expect_one_error_line(r, "carries the JSON record of --json");
+    EXPECT_EQ(r.out, "") << command;
+  }
+  // Without --json a streamed output is fine, and a file with --json too.
+  const Outcome csv = nqcount("--n 8 --task-stats -");
+  EXPECT_EQ(csv.status, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("id,nodes,", 0), 0u) << csv.out;
+  const Outcome json = nqcount("solve --n 8 --json --output " + temp_path("sol.txt"));
+  EXPECT_EQ(json.status, 0) << json.err;
+}
+
+// `-` as a checkpoint would be a file named "-" (a journal cannot be read back from a stream).
+TEST(OutputFiles, CheckpointDashIsRefused) {
+  const std::string dir = temp_dir("checkpoint-dash");
+  const Outcome r = nqcount_in(dir, "--n 8 --checkpoint -");
+  expect_one_error_line(r, "--checkpoint '-'");
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(entries(dir), 0);
+}
+
 // A new file gets 0666 less the umask, as from any program; a replaced regular file keeps its
 // own mode, whatever the umask.
 TEST(OutputFiles, NewFilesRespectTheUmask) {
