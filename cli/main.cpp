@@ -2,17 +2,20 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "cli/output.hpp"
 
 namespace {
 
@@ -38,6 +41,38 @@ int run_command(const nq::cli::Args& args, std::map<std::string, CLI::App*>& sub
   if (subs["simulate"]->parsed()) return nq::cli::run_simulate(args.simulate);
   if (subs["estimate"]->parsed()) return nq::cli::run_estimate(args.estimate);
   return 2;
+}
+
+// The message for arguments that no option took (CLI11 lists them in reverse): an option of
+// another command is named as not applying to this one ("--threads does not apply to table"),
+// anything else is listed in the order typed.
+std::string extras_message(const CLI::App& app, const std::map<std::string, CLI::App*>& subs,
+                           const std::vector<nq::cli::OptionRow>& rows,
+                           const std::vector<std::string>& typed) {
+  std::multiset<std::string> left;
+  for (const std::string& word : app.remaining(true)) left.insert(word);
+  std::vector<std::string> extras;  // in the order typed
+  for (const std::string& word : typed)
+    if (const auto it = left.find(word); it != left.end()) {
+      extras.push_back(word);
+      left.erase(it);
+    }
+  std::string command;
+  for (const auto& [name, sub] : subs)
+    if (sub->parsed()) command = name;
+  if (!extras.empty() && !command.empty()) {
+    const std::string& first = extras.front();
+    const std::string option = first.substr(0, first.find('='));
+    for (const nq::cli::OptionRow& row : rows)
+      if (option.size() > 1 && option[0] == '-' && row.command != command &&
+          (option == nq::cli::long_flag(row.flags) ||
+           ("," + std::string(row.flags) + ",").find("," + option + ",") != std::string::npos))
+        return option + " does not apply to " + command + " (see 'nqcount " + command + " --help')";
+  }
+  std::string message = extras.size() > 1 ? "The following arguments were not expected:"
+                                          : "The following argument was not expected:";
+  for (const std::string& word : extras) message += " " + word;
+  return message;
 }
 
 // What a command printed must have reached standard output: a full disk or device (ENOSPC) is
@@ -79,6 +114,7 @@ int main(int argc, char** argv) {
   const std::string& first = words.front();
   if (!is_command(first.c_str()) && first != "-h" && first != "--help" && first != "--version")
     words.insert(words.begin(), "count");
+  const std::vector<std::string> typed = words;
   std::reverse(words.begin(), words.end());  // CLI11 takes a vector in reverse order
 
   try {
@@ -89,11 +125,13 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError&) {
+    nq::cli::print_error(extras_message(app, subs, rows, typed));
+    return 2;
   } catch (const CLI::ParseError& e) {
     std::string what = e.what();
-    for (char& ch : what)
-      if (ch == '\n') ch = ' ';
-    std::cerr << "nqcount: error: " << what << "\n";
+    while (!what.empty() && (what.back() == '\n' || what.back() == ' ')) what.pop_back();
+    nq::cli::print_error(what);  // one line: what the user typed may hold control characters
     return 2;
   }
   args.count.argv.assign(argv, argv + argc);  // for the "resume with" hint

@@ -206,7 +206,7 @@ std::vector<OptionRow> option_table(Args& a) {
        "at least 3n)",
        std::pair{1LL, 9'223'372'036'854'775'807LL}},
       {"solve", "--time-limit", &a.solve.time_limit,
-       "give up after SEC seconds (exit 1); 0: no limit"},
+       "give up after SEC seconds (exit 1); 0: no limit", std::pair{0LL, 1'000'000'000LL}},
       {"solve", "--batch", &a.solve.batch,
        "read board sizes from FILE (any number per line, separated by blanks or commas; blank "
        "lines, # comments and a byte-order mark allowed) and write one line per size, in order: "
