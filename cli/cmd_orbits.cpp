@@ -147,6 +147,7 @@ int run_orbits(const OrbitsArgs& args) {
     }
   }
 
+  StdoutStream out;
   if (args.json) {
     nlohmann::json j;
     j["n"] = n;
@@ -193,7 +194,6 @@ int run_orbits(const OrbitsArgs& args) {
       j["levels"] = std::move(levels);
       j["matches_enumerate"] = matches;
     }
-    StdoutStream out;
     out.put(j.dump());
     out.put('\n');
   } else {
@@ -228,7 +228,6 @@ int run_orbits(const OrbitsArgs& args) {
       head << "# BUG: the members of " << perm_text(orbits[k].canonical)
            << " have different signatures\n";
     head << "# canonical size\n";
-    StdoutStream out;
     out.put(head.str());
     for (const Orbit& o : orbits) {
       if (out.failed()) break;
@@ -237,11 +236,12 @@ int run_orbits(const OrbitsArgs& args) {
       out.put_int(o.size);
       out.put('\n');
     }
-    out.flush();
-    if (out.failed() && !out.closed()) {
-      print_error("cannot write to standard output: " + out.error_text());
-      return 2;
-    }
+  }
+  // One check for both forms: the JSON object is standard output too.
+  out.flush();
+  if (out.failed() && !out.closed()) {
+    print_error("cannot write to standard output: " + out.error_text());
+    return 2;
   }
   if (!sig.collisions.empty())
     std::cerr << "nqcount: note: " << sig.collisions.size()

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/io/stdout_stream.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
 
@@ -75,10 +76,18 @@ std::string extras_message(const CLI::App& app, const std::map<std::string, CLI:
   return message;
 }
 
-// What a command printed must have reached standard output: a full disk or device (ENOSPC) is
-// an error, exit 2, never a silent 0. A reader that went away (EPIPE: `nqcount ... | head`)
+// What a command printed must have reached standard output, by any writer (stdio, std::cout,
+// a StdoutStream), the help and the version included: a full disk or device (ENOSPC) is an
+// error, exit 2, never a silent 0. A reader that went away (EPIPE: `nqcount ... | head`)
 // ends the output quietly (main ignores SIGPIPE).
 int check_standard_output(int status) {
+  // A command that returns 2 has said what went wrong (list and orbits report their own
+  // stream's errors); one that did not still fails here.
+  if (const int error = nq::cli::stdout_stream_error(); error != 0 && status != 2) {
+    std::fprintf(stderr, "nqcount: error: cannot write to standard output: %s\n",
+                 std::strerror(error));
+    return 2;
+  }
   errno = 0;
   if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout) return status;
   if (errno == EPIPE) return status;
@@ -117,14 +126,20 @@ int main(int argc, char** argv) {
   const std::vector<std::string> typed = words;
   std::reverse(words.begin(), words.end());  // CLI11 takes a vector in reverse order
 
+  // Fully buffered into a pipe or a file: what a command prints (the help and the version
+  // too) goes out at the end in one write, whose error (and errno) check_standard_output then
+  // sees.
+  if (!::isatty(STDOUT_FILENO)) std::setvbuf(stdout, nullptr, _IOFBF, std::size_t{1} << 20);
   try {
     app.parse(words);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return check_standard_output(app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return check_standard_output(app.exit(e));
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    // Printed here, not by app.exit (whose std::endl flushes early and loses the errno).
+    std::printf("%s\n", e.what());
+    return check_standard_output(0);
   } catch (const CLI::ExtrasError&) {
     nq::cli::print_error(extras_message(app, subs, rows, typed));
     return 2;
@@ -137,8 +152,5 @@ int main(int argc, char** argv) {
   args.count.argv.assign(argv, argv + argc);  // for the "resume with" hint
   args.count.given = nq::cli::given_options(*subs["count"], rows, "count");
   args.solve.given = nq::cli::given_options(*subs["solve"], rows, "solve");
-  // Fully buffered into a pipe or a file: what a command prints goes out at the end in one
-  // write, whose error (and errno) check_standard_output then sees.
-  if (!::isatty(STDOUT_FILENO)) std::setvbuf(stdout, nullptr, _IOFBF, std::size_t{1} << 20);
   return check_standard_output(run_command(args, subs));
 }

@@ -207,6 +207,23 @@ TEST(OutputFiles, OutputsNamingTheSameFileAreRefused) {
   EXPECT_EQ(read_file(dir + "/a.csv").rfind("id,nodes,", 0), 0u);
 }
 
+// --help, a command's --help, --version and orbits --json are standard output like any other:
+// a full device is one error line and exit 2, as for every command (and 0 when it is written).
+TEST(OutputFiles, HelpAndVersionToAFullDeviceExit2) {
+  const std::string dir = temp_dir("help-full");
+  const std::string full = dir + "/full";
+  if (!make_device(full, 7)) GTEST_SKIP() << "mknod is not allowed here";
+  for (const char* command : {"--help", "count --help", "solve --help", "--version",
+                              "orbits --n 6 --json", "orbits --n 6 --method algebraic --json"}) {
+    expect_one_error_line(nqcount(std::string(command) + " > " + full),
+                          "cannot write to standard output: No space left on device");
+    const Outcome fine = nqcount(command);
+    EXPECT_EQ(fine.status, 0) << command << ": " << fine.err;
+    EXPECT_FALSE(fine.out.empty()) << command;
+  }
+  EXPECT_TRUE(is_char_device(full));
+}
+
 // Standard output carries the JSON record of --json: an output sent there too would mix with
 // it, so the combination is refused, whatever name leads there.
 TEST(OutputFiles, JsonWithStreamedOutputIsRefused) {
