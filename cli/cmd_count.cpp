@@ -78,7 +78,11 @@ std::string count_args_error(const CountArgs& args, bool mpi) {
   if (mpi && !args.task_stats.empty())
     return "--task-stats is not available in nqcount-mpi (each rank counts a share of the plan); "
            "profile a run with nqcount --task-stats";
-  return "";
+  if (args.checkpoint == "-")
+    return "--checkpoint '-': a checkpoint is a file that a later run reads back; give a file "
+           "name";
+  return outputs_error({{"--checkpoint", args.checkpoint}, {"--task-stats", args.task_stats}},
+                       args.json);
 }
 
 std::unique_ptr<FileJournal> open_checkpoint(const CountArgs& args) {

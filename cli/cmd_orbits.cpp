@@ -93,6 +93,10 @@ int run_orbits(const OrbitsArgs& args) {
       print_error("--graph draws the algebraic growth: use it with --method algebraic");
       return 2;
     }
+    if (const std::string bad = outputs_error({{"--graph", args.graph}}, args.json); !bad.empty()) {
+      print_error(bad);
+      return 2;
+    }
     graph = std::make_unique<OutputFile>(args.graph, "--graph");
     std::string error;
     if (!graph->open(&error)) {
@@ -143,6 +147,7 @@ int run_orbits(const OrbitsArgs& args) {
     }
   }
 
+  StdoutStream out;
   if (args.json) {
     nlohmann::json j;
     j["n"] = n;
@@ -189,7 +194,6 @@ int run_orbits(const OrbitsArgs& args) {
       j["levels"] = std::move(levels);
       j["matches_enumerate"] = matches;
     }
-    StdoutStream out;
     out.put(j.dump());
     out.put('\n');
   } else {
@@ -224,7 +228,6 @@ int run_orbits(const OrbitsArgs& args) {
       head << "# BUG: the members of " << perm_text(orbits[k].canonical)
            << " have different signatures\n";
     head << "# canonical size\n";
-    StdoutStream out;
     out.put(head.str());
     for (const Orbit& o : orbits) {
       if (out.failed()) break;
@@ -233,11 +236,12 @@ int run_orbits(const OrbitsArgs& args) {
       out.put_int(o.size);
       out.put('\n');
     }
-    out.flush();
-    if (out.failed() && !out.closed()) {
-      print_error("cannot write to standard output: " + out.error_text());
-      return 2;
-    }
+  }
+  // One check for both forms: the JSON object is standard output too.
+  out.flush();
+  if (out.failed() && !out.closed()) {
+    print_error("cannot write to standard output: " + out.error_text());
+    return 2;
   }
   if (!sig.collisions.empty())
     std::cerr << "nqcount: note: " << sig.collisions.size()

@@ -348,14 +348,16 @@ std::uint64_t draw_seed() {
   return ((hi << 32) | lo) & 0x7fffffffffffffffULL;
 }
 
+// Seconds in plain decimals, as short as reads back exactly (1000000000.5, not 1e+09).
 std::string seconds_text(double s) {
-  std::ostringstream o;
-  o << s;
-  return o.str();
+  char text[400];
+  const auto end = std::to_chars(text, text + sizeof text, s, std::chars_format::fixed).ptr;
+  return std::string(text, end);
 }
 
 // The exit status and message for a run that did not find what was asked.
-int report_failure(const SolveResult& r, const SolveConfig& c, const std::string& where) {
+int report_failure(const SolveResult& r, const SolveConfig& c, const std::string& batch_where) {
+  const std::string where = one_line(batch_where);  // the --batch file's name, as typed
   switch (r.status) {
     case SolveStatus::found:
       break;
@@ -396,6 +398,11 @@ int run_solve(const SolveArgs& args) {
   }
   if (!args.budget.empty() || args.runs != 0) {
     print_error("--budget and --runs apply to --method blnq only");
+    return 2;
+  }
+  // --output - (or /dev/stdout) and the JSON record would share standard output.
+  if (const std::string bad = outputs_error({{"--output", args.output}}, args.json); !bad.empty()) {
+    print_error(bad);
     return 2;
   }
   if (!args.ldpc.empty()) return run_solve_ldpc(args);

@@ -17,7 +17,8 @@ CountConfig count_config(const CountArgs& args);
 // What is wrong with the count's options together (empty: nothing): --memory-limit that is no
 // size, --progress with --no-progress, --checkpoint-every without --checkpoint,
 // --cross-check-seed where nothing is cross-checked, --order fewest or --lookahead with
-// --algo dp. nqcount-mpi (`mpi`) also refuses --algo dp and --task-stats, which it cannot do.
+// --algo dp, --checkpoint -, and outputs that clash (cli/io/output_file.hpp: outputs_error).
+// nqcount-mpi (`mpi`) also refuses --algo dp and --task-stats, which it cannot do.
 std::string count_args_error(const CountArgs& args, bool mpi = false);
 
 // The journal --checkpoint asks for, or null without one.

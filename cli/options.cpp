@@ -120,7 +120,8 @@ std::vector<OptionRow> option_table(Args& a) {
   }();
   static const std::string task_stats_help =
       "write one CSV row per subproblem (" + std::string(kTaskStatsHeader) +
-      ") to this file, for 'nqcount simulate' (times every subproblem: slightly slower)";
+      ") to this file ('-': stdout, not with --json), for 'nqcount simulate' (times every "
+      "subproblem: slightly slower)";
   // The required "-n,--n" of a command that counts boards up to `largest`.
   auto board_size = [](const char* command, int* n, long long smallest, long long largest) {
     return OptionRow{command, "-n,--n", n, "board size", std::pair{smallest, largest}, {}, true};
@@ -195,7 +196,8 @@ std::vector<OptionRow> option_table(Args& a) {
        std::nullopt,
        {"perm", "board", "json", "matrix"}},
       {"solve", "-o,--output", &a.solve.output,
-       "write the solution(s) to FILE, atomically; needed above n = 10000 ('-' forces stdout)"},
+       "write the solution(s) to FILE, atomically; needed above n = 10000 ('-' forces stdout; "
+       "not with --json)"},
       {"solve", "--json", &a.solve.json,
        "print the run record (n, method, seed, threads, restarts, seconds, verified; the "
        "solution too for n <= 10000) as one JSON object on stdout"},
@@ -204,7 +206,7 @@ std::vector<OptionRow> option_table(Args& a) {
        "at least 3n)",
        std::pair{1LL, 9'223'372'036'854'775'807LL}},
       {"solve", "--time-limit", &a.solve.time_limit,
-       "give up after SEC seconds (exit 1); 0: no limit"},
+       "give up after SEC seconds (exit 1); 0: no limit", std::pair{0LL, 1'000'000'000LL}},
       {"solve", "--batch", &a.solve.batch,
        "read board sizes from FILE (any number per line, separated by blanks or commas; blank "
        "lines, # comments and a byte-order mark allowed) and write one line per size, in order: "

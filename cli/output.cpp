@@ -19,11 +19,28 @@ nlohmann::json json_count(u128 v) {
   return to_string(v);
 }
 
+std::string one_line(std::string_view text) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string line;
+  line.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      line += "\\x";
+      line += kHex[byte >> 4];
+      line += kHex[byte & 15];
+    } else {
+      line += c;
+    }
+  }
+  return line;
+}
+
 void print_error(const std::string& message) {
-  std::cerr << "nqcount: error: " << message << "\n";
+  std::cerr << "nqcount: error: " << one_line(message) << "\n";
 }
 void print_warning(const std::string& message) {
-  std::cerr << "nqcount: warning: " << message << "\n";
+  std::cerr << "nqcount: warning: " << one_line(message) << "\n";
 }
 void TextLines::line(const char* key, const std::string& value) {
   constexpr std::size_t kKeyWidth = 13;
@@ -40,7 +57,7 @@ void TextLines::seconds(double s) {
 }
 
 void print_note(const std::string& message) {
-  std::cerr << "nqcount: note: " << message << "\n";
+  std::cerr << "nqcount: note: " << one_line(message) << "\n";
 }
 
 void warn_if_oversubscribed(int threads) {

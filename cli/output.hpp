@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "common/types.hpp"
@@ -18,7 +19,11 @@ nlohmann::json json_count(u128 v);
 std::string matrix_market_header(std::uint64_t rows, std::uint64_t columns, std::uint64_t entries,
                                  const std::string& comment);
 
-// One line on stderr: "nqcount: error: <message>".
+// `text` safe to print as one line: every control byte (below 0x20, and 0x7f: a newline, an
+// escape sequence, a vertical tab that user input may carry) written as \xHH.
+std::string one_line(std::string_view text);
+
+// One line on stderr: "nqcount: error: <message>", the message through one_line.
 void print_error(const std::string& message);
 void print_warning(const std::string& message);
 void print_note(const std::string& message);

@@ -1,11 +1,14 @@
 #include "cli/io/output_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 
 namespace nq::cli {
 namespace {
@@ -24,7 +27,75 @@ int standard_stream_fd(const std::string& path) {
   return -1;
 }
 
+// The identities of where `path` leads, for outputs_error: two outputs clash when they share one.
+// "fd:N" for a standard stream; "file:DEV:INO" for an existing file that is not a character
+// device; "new:FOLDER/NAME" for a path that does not exist yet. A file that standard output or
+// standard error already leads to (`> out.txt`) is that stream too.
+std::set<std::string> identities(const std::string& path) {
+  std::set<std::string> ids;
+  auto file_id = [](const struct stat& st) {
+    return "file:" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+  };
+  struct stat st {};
+  if (const int stream = standard_stream_fd(path); stream >= 0) {
+    ids.insert("fd:" + std::to_string(stream));
+    if (::fstat(stream, &st) == 0 && !S_ISCHR(st.st_mode)) ids.insert(file_id(st));
+    return ids;
+  }
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISCHR(st.st_mode)) return ids;  // /dev/null, a terminal: no file to clash over
+    ids.insert(file_id(st));
+    for (const int stream : {STDOUT_FILENO, STDERR_FILENO}) {
+      struct stat s {};
+      if (::fstat(stream, &s) == 0 && s.st_dev == st.st_dev && s.st_ino == st.st_ino)
+        ids.insert("fd:" + std::to_string(stream));
+    }
+    return ids;
+  }
+  struct stat link {};
+  if (::lstat(path.c_str(), &link) == 0) {  // a link to nothing (refused when it is opened)
+    ids.insert(file_id(link));
+    return ids;
+  }
+  // A new file: its folder as the kernel resolves it, and its name.
+  const std::size_t slash = path.rfind('/');
+  const std::string folder =
+      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  char resolved[PATH_MAX];
+  ids.insert("new:" + (::realpath(folder.c_str(), resolved) ? std::string(resolved) : folder) +
+             "/" + name);
+  return ids;
+}
+
+bool writes_to_stdout(const std::set<std::string>& ids) {
+  return ids.count("fd:1") > 0;
+}
+
 }  // namespace
+
+std::string outputs_error(const std::vector<NamedOutput>& outputs, bool json_on_stdout) {
+  std::vector<std::pair<const NamedOutput*, std::set<std::string>>> seen;
+  for (const NamedOutput& output : outputs) {
+    if (output.path.empty()) continue;
+    std::set<std::string> ids = identities(output.path);
+    if (json_on_stdout && writes_to_stdout(ids))
+      return output.option + " '" + output.path +
+             "' writes to standard output, which carries the JSON record of --json: the two "
+             "would mix; write it to a file, or drop --json";
+    for (const auto& [other, other_ids] : seen)
+      for (const std::string& id : ids)
+        if (other_ids.count(id)) {
+          const bool stream = id.rfind("fd:", 0) == 0;
+          return other->option + " '" + other->path + "' and " + output.option + " '" +
+                 output.path + "' lead to the same " + (stream ? "stream" : "file") +
+                 ", and one would overwrite or mix with the other; give each output a file of "
+                 "its own";
+        }
+    seen.emplace_back(&output, std::move(ids));
+  }
+  return "";
+}
 
 OutputFile::OutputFile(std::string path, std::string what)
     : path_(std::move(path)), what_(std::move(what)) {}

@@ -6,10 +6,26 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/file_io.hpp"
 
 namespace nq::cli {
+
+// One output option of a run and the path it names ("-": standard output).
+struct NamedOutput {
+  std::string option;  // "--output", "--task-stats", ...
+  std::string path;    // empty: not given
+};
+
+// What is wrong with writing `outputs` in one run (empty: nothing), checked before anything is
+// written: two that lead to the same file, by any path (a symbolic or hard link, `..`): for an
+// existing file its device and inode after following links, for a new one its canonical
+// folder and name. Two standard-stream names for one descriptor (`-`, /dev/stdout, /dev/fd/1)
+// are the same output too; a character device (/dev/null, a terminal) under its own name is no
+// clash. With `json_on_stdout` standard output carries one JSON object, so no output may go
+// there as well.
+std::string outputs_error(const std::vector<NamedOutput>& outputs, bool json_on_stdout);
 
 class OutputFile {
  public:

@@ -16,6 +16,13 @@
 
 namespace nq::cli {
 
+// The first write error other than EPIPE that any StdoutStream met: main's final check of
+// standard output reports it (exit 2) for a command that did not report it itself.
+inline int& stdout_stream_error() {
+  static int error = 0;
+  return error;
+}
+
 class StdoutStream {
  public:
   StdoutStream() : line_buffered_(::isatty(STDOUT_FILENO) == 1) {
@@ -52,6 +59,7 @@ class StdoutStream {
     if (!failed_ && !buffer_.empty() && !write_all(STDOUT_FILENO, buffer_.data(), buffer_.size())) {
       failed_ = true;
       error_ = errno;
+      if (error_ != EPIPE && stdout_stream_error() == 0) stdout_stream_error() = error_;
     }
     buffer_.clear();
   }

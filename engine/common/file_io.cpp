@@ -1,14 +1,17 @@
 #include "common/file_io.hpp"
 
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 namespace nq {
 
@@ -30,18 +33,55 @@ bool write_all(int fd, const void* data, std::size_t size, std::size_t* written)
   return ok;
 }
 
-int create_temp_beside(const std::string& target, int& fd, std::string& temp) {
-  mode_t mode = 0644;  // a new file gets the usual mode; a replaced one keeps its own
-  struct stat st {};
-  if (::stat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode)) mode = st.st_mode & 07777;
-  temp = target + ".tmp.XXXXXX";
-  fd = ::mkostemp(temp.data(), O_CLOEXEC);
-  if (fd < 0) {
-    temp.clear();
-    return errno;
+namespace {
+
+// Six letters or digits for a temporary name, from the kernel's random source (or, where that
+// fails, the clock and the process id: O_EXCL below makes any name safe, only retried).
+std::string random_suffix() {
+  static const char kAlphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  unsigned char bytes[6];
+  if (::getrandom(bytes, sizeof bytes, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof bytes)) {
+    timespec now{};
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    std::uint64_t x = static_cast<std::uint64_t>(now.tv_nsec) ^
+                      (static_cast<std::uint64_t>(::getpid()) << 32) ^
+                      static_cast<std::uint64_t>(now.tv_sec);
+    for (unsigned char& b : bytes) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      b = static_cast<unsigned char>(x >> 56);
+    }
   }
-  ::fchmod(fd, mode);
-  return 0;
+  std::string s;
+  for (unsigned char b : bytes) s.push_back(kAlphabet[b % (sizeof kAlphabet - 1)]);
+  return s;
+}
+
+}  // namespace
+
+int create_temp_beside(const std::string& target, int& fd, std::string& temp) {
+  // A short hidden name in the target's folder (the rename must stay on one file system), so
+  // that any name the file system accepts for the target fits (a suffix on a 250-byte name
+  // would not). A new file is created 0666 and the umask applies, as for any program's output;
+  // a replaced regular file keeps its own mode (fchmod is not masked).
+  struct stat st {};
+  const bool replacing = ::stat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  const std::size_t slash = target.rfind('/');
+  const std::string folder = slash == std::string::npos ? "" : target.substr(0, slash + 1);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    temp = folder + ".nq." + random_suffix();
+    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY,
+                replacing ? 0600 : 0666);
+    if (fd >= 0) {
+      // Best effort, as before: a file system without modes (FAT) refuses it harmlessly.
+      if (replacing) (void)::fchmod(fd, st.st_mode & 07777);
+      return 0;
+    }
+    if (errno != EEXIST) break;
+  }
+  const int failed = errno;
+  fd = -1;
+  temp.clear();
+  return failed;
 }
 
 int publish_temp(int fd, const std::string& temp, const std::string& target) {

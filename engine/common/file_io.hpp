@@ -35,10 +35,12 @@ struct OutputTarget {
   OutputKind kind = OutputKind::kNew;
 };
 
-// The atomic half of the rule, for a regular or new target: a temporary file beside it
-// (`target`.tmp.XXXXXX, with the target's own mode when it exists, else 0644), and its
-// publication: fsync, close, rename onto the target. Both return 0 or the errno of the first
-// failure; publish_temp closes `fd` and removes the temporary file whatever happens.
+// The atomic half of the rule, for a regular or new target: a temporary file beside it (a short
+// hidden name, .nq.XXXXXX in the target's folder, so that a target name of up to the file
+// system's limit still works), with the target's own mode when it is a regular file, else 0666
+// less the umask; and its publication: fsync, close, rename onto the target. Both return 0 or the
+// errno of the first failure; publish_temp closes `fd` and removes the temporary file whatever
+// happens.
 int create_temp_beside(const std::string& target, int& fd, std::string& temp);
 int publish_temp(int fd, const std::string& temp, const std::string& target);
 

@@ -283,4 +283,60 @@ TEST(BadInputDefault, TheDefaultCommandRefusesToo) {
   expect_refused("no-such-command");
 }
 
+// An error line that echoes what the user typed or a file held stays one line: control bytes
+// (an escape sequence, a vertical tab, a newline, DEL) are written as \xHH, never raw, whichever
+// path reports them (the parser's errors, the commands' own).
+TEST(BadInputMessages, ControlCharactersAreEscapedInErrors) {
+  const std::string dir = temp_dir("control");
+  const std::string batch = dir + "/sizes.txt";
+  { std::ofstream(batch) << "8\n12\x1b[2J\x7f\n"; }
+  const std::string evil = "'\x1b[31mred\x0bnext\nline'";  // single quotes: raw bytes to argv
+  struct Case {
+    std::string args, echoed;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"--kernel " + evil, "\\x1b[31mred\\x0bnext\\x0aline"},  // the parser (a choice)
+           {"table " + evil, "\\x1b[31mred\\x0bnext\\x0aline"},     // the parser (an extra)
+           {"solve --batch " + batch, "12\\x1b[2J\\x7f"},           // a bad line of a file
+           {"orbit --perm " + evil, "\\x1b[31mred"}}) {             // a command's own check
+    const Outcome r = nqcount(c.args);
+    EXPECT_EQ(r.status, 2) << c.args << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("nqcount: error: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.err.find_first_of("\x1b\x0b\x7f"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.echoed), std::string::npos) << r.err;
+  }
+}
+
+// An option of another command is named, in the order typed, as not applying to this one
+// (CLI11 alone lists the left-over words in reverse: "not expected: 2 --threads").
+TEST(BadInputMessages, TableThreadsMessageNamesTheOption) {
+  for (const char* args : {"table --threads 2", "table --threads=2", "table --n 5 --threads 2"}) {
+    const Outcome r = nqcount(args);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(r.err,
+              "nqcount: error: --threads does not apply to table (see 'nqcount table "
+              "--help')\n")
+        << args;
+  }
+  // An option no command has: the left-over words as typed.
+  const Outcome r = nqcount("--n 8 --no-such-option 3 5");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "nqcount: error: The following arguments were not expected: --no-such-option 3 5\n");
+}
+
+// A number out of range is echoed as typed, not as the double it became (1e+09).
+TEST(BadInputMessages, TimeLimitEchoedAsTyped) {
+  for (const char* value : {"1000000000.5", "1000000001", "1e10", "2E9"}) {
+    const Outcome r = nqcount(std::string("solve --n 8 --time-limit ") + value);
+    EXPECT_EQ(r.status, 2) << value;
+    EXPECT_NE(r.err.find(std::string("--time-limit: Value ") + value + " not in range"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("e+"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(nqcount("solve --n 8 --seed 1 --time-limit 1000000000").status, 0);
+}
+
 }  // namespace

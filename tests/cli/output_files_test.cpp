@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/cli_runner.hpp"
@@ -156,6 +157,157 @@ TEST(OutputFiles, RegularFileIsReplacedWholeKeepingItsMode) {
   ASSERT_EQ(::stat(out.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+}
+
+// The number of entries in a folder (a temporary file left behind would show).
+long entries(const std::string& dir) {
+  return std::distance(fs::directory_iterator(dir), fs::directory_iterator());
+}
+
+// nqcount run in `dir` as its working folder, so that a relative name lands there.
+Outcome nqcount_in(const std::string& dir, const std::string& args) {
+  return nq::test::shell("cd " + dir + " && exec " + NQCOUNT_BIN + " " + args);
+}
+
+// Two outputs of one run that lead to one file, by any path, are refused before anything is
+// written: the journal of an earlier run survives, and resumes.
+TEST(OutputFiles, OutputsNamingTheSameFileAreRefused) {
+  const std::string dir = temp_dir("same-file");
+  const std::string journal = dir + "/j.ckpt";
+  ASSERT_EQ(nqcount("--n 10 --checkpoint " + journal).status, 0);
+  const std::string before = read_file(journal);
+  ASSERT_FALSE(before.empty());
+  fs::create_symlink(journal, dir + "/link.ckpt");
+  fs::create_hard_link(journal, dir + "/hard.ckpt");
+  fs::create_directories(dir + "/sub");
+  for (const std::string& other : {journal, dir + "/link.ckpt", dir + "/hard.ckpt",
+                                   dir + "/sub/../j.ckpt", dir + "/./sub/../link.ckpt"}) {
+    expect_one_error_line(nqcount("--n 10 --checkpoint " + journal + " --task-stats " + other),
+                          "lead to the same file");
+    expect_one_error_line(nqcount("--n 10 --checkpoint " + other + " --task-stats " + journal),
+                          "lead to the same file");
+  }
+  EXPECT_EQ(read_file(journal), before);
+  EXPECT_EQ(entries(dir), 4);  // j.ckpt, link.ckpt, hard.ckpt, sub: nothing new
+  // The journal still resumes (every subproblem from it).
+  const Outcome resumed = nqcount("--n 10 --checkpoint " + journal);
+  EXPECT_EQ(resumed.status, 0) << resumed.err;
+  // A new file, named two ways (a relative path, `..`): refused, and not created.
+  expect_one_error_line(nqcount_in(dir, "--n 8 --checkpoint new.ckpt --task-stats sub/../new.ckpt"),
+                        "lead to the same file");
+  EXPECT_FALSE(fs::exists(dir + "/new.ckpt"));
+  EXPECT_EQ(entries(dir), 4);
+  // Two names of standard output are one output too.
+  expect_one_error_line(nqcount("--n 8 --checkpoint /dev/fd/1 --task-stats -"),
+                        "lead to the same stream");
+  // Distinct files are fine.
+  const Outcome apart =
+      nqcount("--n 8 --checkpoint " + dir + "/a.ckpt --task-stats " + dir + "/a.csv");
+  EXPECT_EQ(apart.status, 0) << apart.err;
+  EXPECT_EQ(read_file(dir + "/a.csv").rfind("id,nodes,", 0), 0u);
+}
+
+// --help, a command's --help, --version and orbits --json are standard output like any other:
+// a full device is one error line and exit 2, as for every command (and 0 when it is written).
+TEST(OutputFiles, HelpAndVersionToAFullDeviceExit2) {
+  const std::string dir = temp_dir("help-full");
+  const std::string full = dir + "/full";
+  if (!make_device(full, 7)) GTEST_SKIP() << "mknod is not allowed here";
+  for (const char* command : {"--help", "count --help", "solve --help", "--version",
+                              "orbits --n 6 --json", "orbits --n 6 --method algebraic --json"}) {
+    expect_one_error_line(nqcount(std::string(command) + " > " + full),
+                          "cannot write to standard output: No space left on device");
+    const Outcome fine = nqcount(command);
+    EXPECT_EQ(fine.status, 0) << command << ": " << fine.err;
+    EXPECT_FALSE(fine.out.empty()) << command;
+  }
+  EXPECT_TRUE(is_char_device(full));
+}
+
+// Standard output carries the JSON record of --json: an output sent there too would mix with
+// it, so the combination is refused, whatever name leads there.
+TEST(OutputFiles, JsonWithStreamedOutputIsRefused) {
+  for (const char* command :
+       {"--n 8 --json --task-stats -", "--n 8 --json --task-stats /dev/stdout",
+        "--n 8 --json --task-stats /dev/fd/1", "solve --n 8 --json --output -",
+        "solve --n 8 --json --output /dev/stdout",
+        "solve --n 13 --modular --ldpc 3,4 --json "
+        "--output /dev/stdout",
+        "orbits --n 6 --method algebraic --json --graph -"}) {
+    const Outcome r = nqcount(command);
+    expect_one_error_line(r, "carries the JSON record of --json");
+    EXPECT_EQ(r.out, "") << command;
+  }
+  // Without --json a streamed output is fine, and a file with --json too.
+  const Outcome csv = nqcount("--n 8 --task-stats -");
+  EXPECT_EQ(csv.status, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("id,nodes,", 0), 0u) << csv.out;
+  const Outcome json = nqcount("solve --n 8 --json --output " + temp_path("sol.txt"));
+  EXPECT_EQ(json.status, 0) << json.err;
+}
+
+// `-` as a checkpoint would be a file named "-" (a journal cannot be read back from a stream).
+TEST(OutputFiles, CheckpointDashIsRefused) {
+  const std::string dir = temp_dir("checkpoint-dash");
+  const Outcome r = nqcount_in(dir, "--n 8 --checkpoint -");
+  expect_one_error_line(r, "--checkpoint '-'");
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(entries(dir), 0);
+}
+
+// A new file gets 0666 less the umask, as from any program; a replaced regular file keeps its
+// own mode, whatever the umask.
+TEST(OutputFiles, NewFilesRespectTheUmask) {
+  const std::string dir = temp_dir("umask");
+  auto mode = [](const std::string& path) {
+    struct stat st {};
+    EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+    return st.st_mode & 07777;
+  };
+  // Each writer (task stats, the journal, solutions, the growth graph) under umask 027 and 077,
+  // each umask into a folder of its own.
+  for (const auto& [umask, expected] : {std::pair{"027", 0640u}, std::pair{"077", 0600u}}) {
+    const std::string in = temp_dir(std::string("umask-") + umask);
+    for (const char* args :
+         {"--n 8 --task-stats stats.csv", "--n 8 --checkpoint j.ckpt",
+          "solve --n 8 --output sol.txt", "orbits --n 6 --method algebraic --graph g.dot"}) {
+      const Outcome r = nq::test::shell("umask " + std::string(umask) + " && cd " + in +
+                                        " && exec " + NQCOUNT_BIN + " " + args);
+      ASSERT_EQ(r.status, 0) << args << ": " << r.err;
+    }
+    for (const char* name : {"stats.csv", "j.ckpt", "sol.txt", "g.dot"})
+      EXPECT_EQ(mode(in + "/" + name), expected) << umask << " " << name;
+    EXPECT_EQ(entries(in), 4);
+  }
+  // Replaced: keeps 0604 under umask 077.
+  const std::string kept = dir + "/kept.txt";
+  { std::ofstream(kept) << "old\n"; }
+  ASSERT_EQ(::chmod(kept.c_str(), 0604), 0);
+  const Outcome r = nq::test::shell("umask 077 && exec " + std::string(NQCOUNT_BIN) +
+                                    " solve --n 8 --output " + kept);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(read_file(kept), "old\n");
+  EXPECT_EQ(mode(kept), 0604u);
+}
+
+// Any name the file system takes is writable (the temporary name is short and fixed, not the
+// target's name with a suffix); one it refuses is an error that leaves nothing behind.
+TEST(OutputFiles, LongFileNamesAreWritable) {
+  for (const std::size_t length : {245u, 250u, 255u}) {
+    const std::string name(length, 'q');
+    for (const char* option :
+         {"solve --n 8 --seed 3 --output", "--n 8 --task-stats", "--n 8 --checkpoint"}) {
+      const std::string dir = temp_dir("long-names");
+      const Outcome r = nqcount_in(dir, std::string(option) + " " + name);
+      ASSERT_EQ(r.status, 0) << option << " (" << length << " bytes): " << r.err;
+      EXPECT_GT(fs::file_size(dir + "/" + name), 0u) << option;
+      EXPECT_EQ(entries(dir), 1) << option;  // the file, and no temporary one
+    }
+  }
+  const std::string dir = temp_dir("long-names");
+  expect_one_error_line(nqcount_in(dir, "solve --n 8 --output " + std::string(256, 'q')),
+                        "File name too long");
+  EXPECT_EQ(entries(dir), 0);
 }
 
 TEST(OutputFiles, DevStdoutGoesToTheStandardOutput) {
