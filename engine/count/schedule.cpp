@@ -175,6 +175,69 @@ WorkLayout lay_out_work(std::vector<std::uint32_t> order, const std::vector<doub
   return layout;
 }
 
+namespace {
+
+// range_to_steal's choice for the simulator, in O(log workers) a steal instead of a scan of the
+// workers (a scan made a replay on P workers take O(P^2) at its end, where every worker finds
+// its range empty): a tournament tree over the workers' work left, each of its nodes holding the
+// winner of its span, most work first, ties to the lower worker, as range_to_steal ranks them.
+template <class LeftOf>
+class RichestRange {
+ public:
+  RichestRange(std::size_t workers, LeftOf& left_of)
+      : left_of_(left_of),
+        leaves_(std::bit_ceil(std::max<std::size_t>(workers, 1))),
+        left_(workers),
+        tree_(2 * leaves_, kNone) {
+    for (std::size_t w = 0; w < workers; ++w) {
+      left_[w] = left_of_(w);
+      tree_[leaves_ + w] = static_cast<std::uint32_t>(w);
+    }
+    for (std::size_t i = leaves_; i-- > 1;) tree_[i] = better(tree_[2 * i], tree_[2 * i + 1]);
+  }
+
+  // After worker w's range changed.
+  void update(std::size_t w) {
+    left_[w] = left_of_(w);
+    for (std::size_t i = (leaves_ + w) / 2; i >= 1; i /= 2)
+      tree_[i] = better(tree_[2 * i], tree_[2 * i + 1]);
+  }
+
+  // range_to_steal(layout, node, left_of), the same worker or -1.
+  int to_steal(const WorkLayout& layout, int node) const {
+    const auto k = static_cast<std::size_t>(node);
+    const int own = richest(layout.worker_begin[k], layout.worker_begin[k + 1]);
+    return own >= 0 ? own : richest(0, left_.size());
+  }
+
+ private:
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+
+  std::uint32_t better(std::uint32_t a, std::uint32_t b) const {
+    if (a == kNone) return b;
+    if (b == kNone) return a;
+    if (left_[a] != left_[b]) return left_[a] > left_[b] ? a : b;
+    return std::min(a, b);
+  }
+
+  // The richest worker of [from, to) with work left, or -1.
+  int richest(std::size_t from, std::size_t to) const {
+    std::uint32_t best = kNone;
+    for (std::size_t lo = from + leaves_, hi = to + leaves_; lo < hi; lo /= 2, hi /= 2) {
+      if (lo & 1) best = better(best, tree_[lo++]);
+      if (hi & 1) best = better(best, tree_[--hi]);
+    }
+    return best != kNone && left_[best] > 0 ? static_cast<int>(best) : -1;
+  }
+
+  LeftOf& left_of_;
+  std::size_t leaves_;
+  std::vector<double> left_;         // each worker's work left when last updated
+  std::vector<std::uint32_t> tree_;  // tree_[1] the root, tree_[leaves_ + w] worker w
+};
+
+}  // namespace
+
 SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, int node_cores,
                                double serial_seconds, bool plan_order) {
   SimulatedRun run;
@@ -209,18 +272,32 @@ SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, 
   std::vector<std::size_t> begin(layout.range_begin.begin(), layout.range_begin.end() - 1);
   std::vector<std::size_t> end(layout.range_begin.begin() + 1, layout.range_begin.end());
   auto left_of = [&](std::size_t w) { return range_work(layout.after, begin[w], end[w]); };
+  RichestRange richest(w_count, left_of);
+  std::size_t unclaimed = layout.ids.size();  // positions no worker has claimed yet
   // Event simulation: the worker that becomes free first claims next (ties: lower worker);
-  // a claim and a steal take no time.
+  // a claim and a steal take no time. Every worker is first free at 0: those that have not had
+  // their first turn yet, workers fresh.., are not in the queue but stand for (0, fresh), so
+  // that the queue holds the workers with a claim under way, at most one per task.
   using Event = std::pair<double, std::size_t>;  // (free at, worker)
   std::priority_queue<Event, std::vector<Event>, std::greater<>> free_at;
-  for (std::size_t w = 0; w < w_count; ++w) free_at.push({0.0, w});
-  while (!free_at.empty()) {
-    const auto [now, w] = free_at.top();
-    free_at.pop();
+  std::size_t fresh = 0;
+  for (;;) {
+    Event next;
+    if (fresh < w_count && (free_at.empty() || Event{0.0, fresh} < free_at.top())) {
+      next = {0.0, fresh++};
+    } else if (!free_at.empty()) {
+      next = free_at.top();
+      free_at.pop();
+    } else {
+      break;
+    }
+    const auto [now, w] = next;
     if (begin[w] >= end[w]) {  // empty: steal half of the richest range
-      const int victim = range_to_steal(layout, layout.node_of[w], left_of);
+      const int victim = unclaimed == 0 ? -1 : richest.to_steal(layout, layout.node_of[w]);
       if (victim < 0) {  // nothing left anywhere: this worker is done
         run.makespan = std::max(run.makespan, now);
+        // Nor for the workers yet to have their first turn: they are done at 0.
+        fresh = w_count;
         continue;
       }
       const auto v = static_cast<std::size_t>(victim);
@@ -229,12 +306,15 @@ SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, 
       end[w] = cut.thief_end;
       begin[v] = cut.victim_begin;
       end[v] = cut.victim_end;
+      richest.update(v);
       ++run.steals;
     }
     const std::size_t node = static_cast<std::size_t>(layout.node_at(begin[w]));
     const std::size_t stop = std::min(begin[w] + layout.chunk[node], end[w]);
     double busy = 0;
+    unclaimed -= stop - begin[w];
     for (; begin[w] < stop; ++begin[w]) busy += cost[layout.ids[begin[w]]];
+    richest.update(w);
     free_at.push({now + busy, w});
   }
   run.work += serial_seconds;
@@ -271,17 +351,29 @@ SimulatedDeal simulate_dealer(const std::vector<TaskStat>& tasks, int ranks, int
   std::size_t next = 0;
   // Each rank's threads, by the time each is free: a batch's tasks go, in order, to the thread
   // free first, but not before the batch arrives; the batch is done when its last task is.
-  using FreeAt = std::priority_queue<double, std::vector<double>, std::greater<>>;
-  std::vector<FreeAt> pools(static_cast<std::size_t>(r.ranks));
-  for (FreeAt& pool : pools)
-    for (int t = 0; t < r.threads; ++t) pool.push(0);
-  auto batch_time = [&](FreeAt& pool, double arrives, std::size_t begin, std::size_t end) {
+  // A rank's threads that have had no task yet are all free at 0, so they are kept as a count,
+  // not one entry each: the pools hold one entry per task dealt at most, and the memory grows
+  // with ranks plus tasks, never ranks times threads (2^20 ranks of 2^16 threads would be 2^36
+  // entries). The threads free first come out in the same order as with an entry each.
+  struct Pool {
+    std::size_t unused = 0;  // threads that have had no task yet: free at 0
+    std::priority_queue<double, std::vector<double>, std::greater<>> busy;  // the others
+  };
+  std::vector<Pool> pools(static_cast<std::size_t>(r.ranks));
+  for (Pool& pool : pools) pool.unused = threads_each;
+  auto batch_time = [&](Pool& pool, double arrives, std::size_t begin, std::size_t end) {
     double last = arrives;
     for (std::size_t i = begin; i < end; ++i) {
       const double seconds = tasks[order[i]].seconds;
-      const double at = std::max(pool.top(), arrives) + seconds;
-      pool.pop();
-      pool.push(at);
+      double free = 0;  // an unused thread's time, else the busy thread free first
+      if (pool.unused > 0) {
+        --pool.unused;
+      } else {
+        free = pool.busy.top();
+        pool.busy.pop();
+      }
+      const double at = std::max(free, arrives) + seconds;
+      pool.busy.push(at);
       last = std::max(last, at);
       r.work += seconds;
     }
