@@ -4,7 +4,6 @@
 #include <bit>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <iomanip>
 #include <limits>
 #include <numeric>
@@ -12,6 +11,7 @@
 #include <sstream>
 
 #include "common/prefault.hpp"
+#include "common/read_file.hpp"
 #include "count/topology.hpp"
 
 namespace nq {
@@ -412,9 +412,39 @@ SimulatedDeal simulate_dealer(const std::vector<TaskStat>& tasks, int ranks, int
     if (begin == end) continue;  // no work left: this request gets none
     done.push({batch_time(pools[static_cast<std::size_t>(k)], start, begin, end), k});
   }
-  r.efficiency = r.makespan > 0 ? r.work / (r.makespan * r.ranks * r.threads) : 0;
+  // Divided one factor at a time: ranks times threads times the makespan can pass the largest
+  // double.
+  r.efficiency = r.makespan > 0 ? r.work / r.makespan / r.ranks / r.threads : 0;
   r.root_busy = r.makespan > 0 ? serving / r.makespan : 0;
   return r;
+}
+
+std::uint64_t simulate_schedule_bytes(std::size_t tasks, int workers, int node_cores) {
+  const auto w = static_cast<std::uint64_t>(std::max(workers, 1));
+  const std::uint64_t nodes = (w + static_cast<std::uint64_t>(std::max(node_cores, 1)) - 1) /
+                              static_cast<std::uint64_t>(std::max(node_cores, 1));
+  // A worker: begin, end, range_begin (3 size_t), node_of (int), its work left (double), two
+  // tree entries (uint32) up to twice over (the tree's leaves are a power of two).
+  const std::uint64_t per_worker =
+      3 * sizeof(std::size_t) + sizeof(int) + sizeof(double) + 4 * sizeof(std::uint32_t);
+  // A node: its NumaNode, arena, queue, bounds and layout entries (generously).
+  const std::uint64_t per_node = 256;
+  // A task: a TaskStat copy, cost and estimate, the order, the dealt queue and the layout
+  // (uint32 each), the suffix sums, an event (pair<double, size_t>), doubled for vector growth.
+  const std::uint64_t per_task =
+      2 * (sizeof(TaskStat) + 3 * sizeof(double) + 3 * sizeof(std::uint32_t) +
+           sizeof(std::pair<double, std::size_t>));
+  return w * per_worker + nodes * per_node + static_cast<std::uint64_t>(tasks) * per_task;
+}
+
+std::uint64_t simulate_dealer_bytes(std::size_t tasks, int ranks) {
+  // A rank: its pool (a count and an empty heap) and kDealerBatchesHeld requests in the queue
+  // (pair<double, int>), doubled for vector growth. A task: its place in the order and one
+  // finishing time in a pool, doubled likewise.
+  const std::uint64_t per_rank = 32 + 2 * kDealerBatchesHeld * sizeof(std::pair<double, int>);
+  const std::uint64_t per_task = 2 * (sizeof(std::size_t) + sizeof(double));
+  return static_cast<std::uint64_t>(std::max(ranks, 1)) * per_rank +
+         static_cast<std::uint64_t>(tasks) * per_task;
 }
 
 std::vector<TaskStat> costs_from_nodes(std::vector<TaskStat> tasks) {
@@ -459,25 +489,25 @@ bool parse_real(std::string_view f, double& value) {
 }  // namespace
 
 Expected<std::vector<TaskStat>> read_task_stats(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{"cannot read task stats '" + path + "'"};
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Error{"cannot read task stats '" + path + "'"};
-  return parse_task_stats(text.str(), path);
+  const Expected<std::string> text = read_text_file(path, "task stats");
+  if (!text.ok()) return text.error();
+  return parse_task_stats(*text, path);
 }
+
+static_assert(kMaxTaskStatsTotal == 1e100, "parse_task_stats' message quotes it");
 
 Expected<std::vector<TaskStat>> parse_task_stats(std::string_view text, const std::string& name) {
   std::vector<TaskStat> tasks;
   std::vector<long long> line_of;  // each task's line, for the messages
   bool has_order = false;
+  double total_seconds = 0, total_estimate = 0;
   std::size_t at = 0;
   for (long long row = 1; at < text.size(); ++row) {
     const std::size_t eol = text.find('\n', at);
     const std::string_view line =
         text.substr(at, eol == std::string_view::npos ? std::string_view::npos : eol - at);
     at = eol == std::string_view::npos ? text.size() : eol + 1;
-    const std::string where = "'" + name + "' line " + std::to_string(row) + ": ";
+    const std::string where = name + ":" + std::to_string(row) + ": ";
     if (line.find('\r') != std::string_view::npos)
       return Error{where + "carriage return (CRLF line ends?): rows end with a newline only"};
     if (row == 1) {
@@ -511,6 +541,16 @@ Expected<std::vector<TaskStat>> parse_task_stats(std::string_view text, const st
                                 "non-negative decimals seconds and estimate") +
                    ", no spaces, signs or extra fields"};
     t.plan_order = has_order && fields[4] == "1";
+    // Each column's total stays far below the largest double, so that no sum or product the
+    // simulators form overflows into inf or nan.
+    total_seconds += t.seconds;
+    total_estimate += t.estimate;
+    if (!(total_seconds <= kMaxTaskStatsTotal) || !(total_estimate <= kMaxTaskStatsTotal))
+      return Error{where + "the " +
+                   (total_seconds <= kMaxTaskStatsTotal ? "estimates" : "seconds") +
+                   " of the rows up to this one add up to more than 1e100, the most a profile "
+                   "may hold (this row: " +
+                   std::string(fields[total_seconds <= kMaxTaskStatsTotal ? 3 : 2]) + ")"};
     tasks.push_back(t);
     line_of.push_back(row);
   }
