@@ -1,27 +1,17 @@
 #include "cli/batch.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-
+#include "common/read_file.hpp"
 #include "solve/solve.hpp"
 
 namespace nq::cli {
 
 bool read_batch(const std::string& path, std::vector<long long>& sizes, std::string& error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot read --batch '" + path + "': " + std::strerror(errno);
+  const Expected<std::string> text = read_text_file(path, "--batch");
+  if (!text.ok()) {
+    error = text.error().message;
     return false;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    error = "cannot read --batch '" + path + "'";
-    return false;
-  }
-  return parse_batch(text.str(), path, sizes, error);
+  return parse_batch(*text, path, sizes, error);
 }
 
 bool parse_batch(std::string_view text, const std::string& name, std::vector<long long>& sizes,

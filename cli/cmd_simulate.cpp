@@ -1,7 +1,12 @@
 // `nqcount simulate --stats FILE`: the scaling simulator, which replays measured task costs (a
 // count's --task-stats file) under the runner's own scheduling policy on machines we do not have.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -10,12 +15,42 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "count/count.hpp"
+#include "count/memory.hpp"
 
 namespace nq::cli {
 namespace {
 
+// A replay that would not fit is refused before it starts, as count refuses one (--memory-limit):
+// the memory at hand is 80% of the physical memory, or, below it, what the address-space limit
+// (ulimit -v) leaves beside what the process holds already.
+std::optional<std::string> too_large(std::uint64_t needed) {
+  std::uint64_t limit = default_memory_limit();
+  const char* why = "80% of this machine's memory";
+  if (rlimit as{}; ::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+    unsigned long long held_pages = 0;  // the address space in use, /proc/self/statm's first field
+    if (std::FILE* statm = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(statm, "%llu", &held_pages) != 1) held_pages = 0;
+      std::fclose(statm);
+    }
+    const std::uint64_t held = held_pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGE_SIZE));
+    const std::uint64_t left = as.rlim_cur > held ? as.rlim_cur - held : 0;
+    if (left < limit) {
+      limit = left;
+      why = "what the address-space limit (ulimit -v) leaves";
+    }
+  }
+  if (needed <= limit) return std::nullopt;
+  return "this simulation needs about " + format_bytes(needed) + " (" + std::to_string(needed) +
+         " bytes), above the memory at hand, " + format_bytes(limit) + " (" + why +
+         "); simulate fewer --ranks or --procs";
+}
+
 int run_simulate_dealer(const SimulateArgs& args, const std::vector<TaskStat>& tasks) {
   const double root = args.root_seconds >= 0 ? args.root_seconds : 1 / kMeasuredRootRate;
+  if (const auto refused = too_large(simulate_dealer_bytes(tasks.size(), args.ranks))) {
+    print_error(*refused);
+    return 2;
+  }
   const SimulatedDeal d = simulate_dealer(tasks, args.ranks, args.procs, root);
   if (args.json) {
     nlohmann::json j;
@@ -50,7 +85,7 @@ int run_simulate_dealer(const SimulateArgs& args, const std::vector<TaskStat>& t
 
 int run_simulate(const SimulateArgs& args) {
   const double serial = args.serial_seconds;  // the options table allows decimals only
-  if (!(serial >= 0 && serial < 1e9)) {
+  if (!(serial >= 0 && serial <= 1e9)) {
     print_error("--serial-seconds needs a number of seconds in 0..1e9");
     return 2;
   }
@@ -80,6 +115,11 @@ int run_simulate(const SimulateArgs& args) {
   }
   const bool plan_order = args.order == "plan" ||
                           (args.order == "auto" && !tasks->empty() && tasks->front().plan_order);
+  if (const auto refused =
+          too_large(simulate_schedule_bytes(tasks->size(), args.procs, args.node_cores))) {
+    print_error(*refused);
+    return 2;
+  }
   const SimulatedRun run =
       simulate_schedule(args.cost == "nodes" ? costs_from_nodes(*tasks) : *tasks, args.procs,
                         args.node_cores, serial, plan_order);

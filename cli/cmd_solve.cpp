@@ -21,6 +21,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cli/batch.hpp"
@@ -489,31 +490,42 @@ int run_solve(const SolveArgs& args) {
 
   Monitor monitor;
   SignalScope signals(monitor);
+  // A size's result, once per distinct size: a solve depends on its n and the seed only (not on
+  // the thread count or timing), so a size repeated in a batch repeats its first result, and a
+  // batch of many sizes costs the distinct ones. `solved[k]` indexes sizes[k]'s result.
   std::vector<SolveResult> results;
+  std::vector<std::size_t> solved;
+  std::unordered_map<long long, std::size_t> result_of;
+  SolveThreads threads(config.threads);  // one arena for the whole batch
   for (std::size_t k = 0; k < sizes.size(); ++k) {
+    if (const auto it = result_of.find(sizes[k]); it != result_of.end()) {
+      solved.push_back(it->second);
+      continue;
+    }
     config.n = sizes[k];
-    Expected<SolveResult> out = solve(config, &monitor);
+    Expected<SolveResult> out = solve(config, &monitor, threads);
     if (!out.ok()) {
       print_error((batch ? args.batch + ": n = " + std::to_string(sizes[k]) + ": " : "") +
                   out.error().message);
       return 2;
     }
     const std::string where = batch ? args.batch + ": n = " + std::to_string(sizes[k]) + ": " : "";
-    if (batch && out->status == SolveStatus::no_solution) {  // a record, not the batch's end
-      results.push_back(std::move(out.value()));
-      continue;
-    }
-    if (const int status = report_failure(*out, config, where); status != 0) {
-      if (args.json && !batch) std::cout << record(*out, false, "").dump() << "\n";
-      return status;
-    }
+    // No solution (n = 2, 3) is a record, not the batch's end.
+    if (!(batch && out->status == SolveStatus::no_solution))
+      if (const int status = report_failure(*out, config, where); status != 0) {
+        if (args.json && !batch) std::cout << record(*out, false, "").dump() << "\n";
+        return status;
+      }
+    result_of.emplace(sizes[k], results.size());
+    solved.push_back(results.size());
     results.push_back(std::move(out.value()));
   }
 
   if (write_formatted) {
     if (batch) {
       NumberWriter w(sink.stdio());
-      for (const auto& r : results) {
+      for (const std::size_t k : solved) {
+        const SolveResult& r = results[k];
         if (r.status == SolveStatus::no_solution)
           w.text("no solution\n");
         else
@@ -540,7 +552,8 @@ int run_solve(const SolveArgs& args) {
     const bool inline_solution = true;
     if (batch) {
       nlohmann::json all = nlohmann::json::array();
-      for (const auto& r : results) {
+      for (const std::size_t k : solved) {
+        const SolveResult& r = results[k];
         nlohmann::json one =
             record(r, inline_solution && r.n <= kRecordSolutionMaxN && !r.solutions.empty(), "");
         if (r.status == SolveStatus::no_solution) {

@@ -115,7 +115,7 @@ std::vector<OptionRow> option_table(Args& a) {
     std::ostringstream help;
     help << "with --ranks: rank 0's time per batch result (default " << 1 / kMeasuredRootRate
          << ": " << kMeasuredRootRate
-         << " a second, measured with scripts/mpi-throughput at 64 ranks)";
+         << " a second, measured with scripts/mpi-throughput at 64 ranks; at most 3600)";
     return help.str();
   }();
   static const std::string task_stats_help =
@@ -293,7 +293,8 @@ std::vector<OptionRow> option_table(Args& a) {
        std::pair{1LL, max_procs}},
       {"simulate", "--serial-seconds", &a.simulate.serial_seconds,
        "seconds the run spends before counting (its JSON setup_seconds), added to the "
-       "prediction: the whole run's speedup (default 0: the parallel phase only)"},
+       "prediction: the whole run's speedup (default 0: the parallel phase only; at most 1e9)",
+       std::pair{0LL, 1'000'000'000LL}},
       {"simulate",
        "--cost",
        &a.simulate.cost,
@@ -314,7 +315,8 @@ std::vector<OptionRow> option_table(Args& a) {
        "replay nqcount-mpi's dealing instead: this many ranks of --procs threads each, rank 0 "
        "serving every batch's results in turn (it counts too)",
        std::pair{1LL, 1LL << 20}},
-      {"simulate", "--root-seconds", &a.simulate.root_seconds, root_seconds_help.c_str()},
+      {"simulate", "--root-seconds", &a.simulate.root_seconds, root_seconds_help.c_str(),
+       std::pair{0LL, 3600LL}},
       {"simulate", "--json", &a.simulate.json, "print one JSON object"},
       board_size("estimate", &a.estimate.n, 4, kMaxCountN),
       {"estimate", "--samples", &a.estimate.samples,

@@ -136,9 +136,15 @@ bool OutputFile::open(std::string* error) {
     // blocking again for the writes.
     fd_ = ::open(target_.path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd_ < 0) {
-      *error = errno == ENXIO
-                   ? "cannot write " + what_ + " '" + path_ + "': a FIFO that no process is reading"
-                   : "cannot write " + describe_errno();
+      // ENXIO: a FIFO nobody reads, or a socket, which open() cannot write at all.
+      if (errno == ENXIO) {
+        struct stat st {};
+        const bool socket = ::stat(target_.path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
+        *error = "cannot write " + what_ + " '" + path_ + "': " +
+                 (socket ? "it is a socket, not a file" : "a FIFO that no process is reading");
+      } else {
+        *error = "cannot write " + describe_errno();
+      }
       return false;
     }
     ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);

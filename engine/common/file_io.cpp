@@ -69,7 +69,7 @@ int create_temp_beside(const std::string& target, int& fd, std::string& temp) {
   const std::string folder = slash == std::string::npos ? "" : target.substr(0, slash + 1);
   for (int attempt = 0; attempt < 100; ++attempt) {
     temp = folder + ".nq." + random_suffix();
-    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY,
+    fd = ::open(temp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY,
                 replacing ? 0600 : 0666);
     if (fd >= 0) {
       // Best effort, as before: a file system without modes (FAT) refuses it harmlessly.

@@ -40,7 +40,7 @@ struct OutputTarget {
 // system's limit still works), with the target's own mode when it is a regular file, else 0666
 // less the umask; and its publication: fsync, close, rename onto the target. Both return 0 or the
 // errno of the first failure; publish_temp closes `fd` and removes the temporary file whatever
-// happens.
+// happens. The temporary file is open for reading and writing (a new journal is read back).
 int create_temp_beside(const std::string& target, int& fd, std::string& temp);
 int publish_temp(int fd, const std::string& temp, const std::string& target);
 

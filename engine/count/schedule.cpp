@@ -4,7 +4,6 @@
 #include <bit>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <iomanip>
 #include <limits>
 #include <numeric>
@@ -12,6 +11,7 @@
 #include <sstream>
 
 #include "common/prefault.hpp"
+#include "common/read_file.hpp"
 #include "count/topology.hpp"
 
 namespace nq {
@@ -175,6 +175,69 @@ WorkLayout lay_out_work(std::vector<std::uint32_t> order, const std::vector<doub
   return layout;
 }
 
+namespace {
+
+// range_to_steal's choice for the simulator, in O(log workers) a steal instead of a scan of the
+// workers (a scan made a replay on P workers take O(P^2) at its end, where every worker finds
+// its range empty): a tournament tree over the workers' work left, each of its nodes holding the
+// winner of its span, most work first, ties to the lower worker, as range_to_steal ranks them.
+template <class LeftOf>
+class RichestRange {
+ public:
+  RichestRange(std::size_t workers, LeftOf& left_of)
+      : left_of_(left_of),
+        leaves_(std::bit_ceil(std::max<std::size_t>(workers, 1))),
+        left_(workers),
+        tree_(2 * leaves_, kNone) {
+    for (std::size_t w = 0; w < workers; ++w) {
+      left_[w] = left_of_(w);
+      tree_[leaves_ + w] = static_cast<std::uint32_t>(w);
+    }
+    for (std::size_t i = leaves_; i-- > 1;) tree_[i] = better(tree_[2 * i], tree_[2 * i + 1]);
+  }
+
+  // After worker w's range changed.
+  void update(std::size_t w) {
+    left_[w] = left_of_(w);
+    for (std::size_t i = (leaves_ + w) / 2; i >= 1; i /= 2)
+      tree_[i] = better(tree_[2 * i], tree_[2 * i + 1]);
+  }
+
+  // range_to_steal(layout, node, left_of), the same worker or -1.
+  int to_steal(const WorkLayout& layout, int node) const {
+    const auto k = static_cast<std::size_t>(node);
+    const int own = richest(layout.worker_begin[k], layout.worker_begin[k + 1]);
+    return own >= 0 ? own : richest(0, left_.size());
+  }
+
+ private:
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+
+  std::uint32_t better(std::uint32_t a, std::uint32_t b) const {
+    if (a == kNone) return b;
+    if (b == kNone) return a;
+    if (left_[a] != left_[b]) return left_[a] > left_[b] ? a : b;
+    return std::min(a, b);
+  }
+
+  // The richest worker of [from, to) with work left, or -1.
+  int richest(std::size_t from, std::size_t to) const {
+    std::uint32_t best = kNone;
+    for (std::size_t lo = from + leaves_, hi = to + leaves_; lo < hi; lo /= 2, hi /= 2) {
+      if (lo & 1) best = better(best, tree_[lo++]);
+      if (hi & 1) best = better(best, tree_[--hi]);
+    }
+    return best != kNone && left_[best] > 0 ? static_cast<int>(best) : -1;
+  }
+
+  LeftOf& left_of_;
+  std::size_t leaves_;
+  std::vector<double> left_;         // each worker's work left when last updated
+  std::vector<std::uint32_t> tree_;  // tree_[1] the root, tree_[leaves_ + w] worker w
+};
+
+}  // namespace
+
 SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, int node_cores,
                                double serial_seconds, bool plan_order) {
   SimulatedRun run;
@@ -209,18 +272,32 @@ SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, 
   std::vector<std::size_t> begin(layout.range_begin.begin(), layout.range_begin.end() - 1);
   std::vector<std::size_t> end(layout.range_begin.begin() + 1, layout.range_begin.end());
   auto left_of = [&](std::size_t w) { return range_work(layout.after, begin[w], end[w]); };
+  RichestRange richest(w_count, left_of);
+  std::size_t unclaimed = layout.ids.size();  // positions no worker has claimed yet
   // Event simulation: the worker that becomes free first claims next (ties: lower worker);
-  // a claim and a steal take no time.
+  // a claim and a steal take no time. Every worker is first free at 0: those that have not had
+  // their first turn yet, workers fresh.., are not in the queue but stand for (0, fresh), so
+  // that the queue holds the workers with a claim under way, at most one per task.
   using Event = std::pair<double, std::size_t>;  // (free at, worker)
   std::priority_queue<Event, std::vector<Event>, std::greater<>> free_at;
-  for (std::size_t w = 0; w < w_count; ++w) free_at.push({0.0, w});
-  while (!free_at.empty()) {
-    const auto [now, w] = free_at.top();
-    free_at.pop();
+  std::size_t fresh = 0;
+  for (;;) {
+    Event next;
+    if (fresh < w_count && (free_at.empty() || Event{0.0, fresh} < free_at.top())) {
+      next = {0.0, fresh++};
+    } else if (!free_at.empty()) {
+      next = free_at.top();
+      free_at.pop();
+    } else {
+      break;
+    }
+    const auto [now, w] = next;
     if (begin[w] >= end[w]) {  // empty: steal half of the richest range
-      const int victim = range_to_steal(layout, layout.node_of[w], left_of);
+      const int victim = unclaimed == 0 ? -1 : richest.to_steal(layout, layout.node_of[w]);
       if (victim < 0) {  // nothing left anywhere: this worker is done
         run.makespan = std::max(run.makespan, now);
+        // Nor for the workers yet to have their first turn: they are done at 0.
+        fresh = w_count;
         continue;
       }
       const auto v = static_cast<std::size_t>(victim);
@@ -229,12 +306,15 @@ SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, 
       end[w] = cut.thief_end;
       begin[v] = cut.victim_begin;
       end[v] = cut.victim_end;
+      richest.update(v);
       ++run.steals;
     }
     const std::size_t node = static_cast<std::size_t>(layout.node_at(begin[w]));
     const std::size_t stop = std::min(begin[w] + layout.chunk[node], end[w]);
     double busy = 0;
+    unclaimed -= stop - begin[w];
     for (; begin[w] < stop; ++begin[w]) busy += cost[layout.ids[begin[w]]];
+    richest.update(w);
     free_at.push({now + busy, w});
   }
   run.work += serial_seconds;
@@ -271,17 +351,29 @@ SimulatedDeal simulate_dealer(const std::vector<TaskStat>& tasks, int ranks, int
   std::size_t next = 0;
   // Each rank's threads, by the time each is free: a batch's tasks go, in order, to the thread
   // free first, but not before the batch arrives; the batch is done when its last task is.
-  using FreeAt = std::priority_queue<double, std::vector<double>, std::greater<>>;
-  std::vector<FreeAt> pools(static_cast<std::size_t>(r.ranks));
-  for (FreeAt& pool : pools)
-    for (int t = 0; t < r.threads; ++t) pool.push(0);
-  auto batch_time = [&](FreeAt& pool, double arrives, std::size_t begin, std::size_t end) {
+  // A rank's threads that have had no task yet are all free at 0, so they are kept as a count,
+  // not one entry each: the pools hold one entry per task dealt at most, and the memory grows
+  // with ranks plus tasks, never ranks times threads (2^20 ranks of 2^16 threads would be 2^36
+  // entries). The threads free first come out in the same order as with an entry each.
+  struct Pool {
+    std::size_t unused = 0;  // threads that have had no task yet: free at 0
+    std::priority_queue<double, std::vector<double>, std::greater<>> busy;  // the others
+  };
+  std::vector<Pool> pools(static_cast<std::size_t>(r.ranks));
+  for (Pool& pool : pools) pool.unused = threads_each;
+  auto batch_time = [&](Pool& pool, double arrives, std::size_t begin, std::size_t end) {
     double last = arrives;
     for (std::size_t i = begin; i < end; ++i) {
       const double seconds = tasks[order[i]].seconds;
-      const double at = std::max(pool.top(), arrives) + seconds;
-      pool.pop();
-      pool.push(at);
+      double free = 0;  // an unused thread's time, else the busy thread free first
+      if (pool.unused > 0) {
+        --pool.unused;
+      } else {
+        free = pool.busy.top();
+        pool.busy.pop();
+      }
+      const double at = std::max(free, arrives) + seconds;
+      pool.busy.push(at);
       last = std::max(last, at);
       r.work += seconds;
     }
@@ -320,9 +412,39 @@ SimulatedDeal simulate_dealer(const std::vector<TaskStat>& tasks, int ranks, int
     if (begin == end) continue;  // no work left: this request gets none
     done.push({batch_time(pools[static_cast<std::size_t>(k)], start, begin, end), k});
   }
-  r.efficiency = r.makespan > 0 ? r.work / (r.makespan * r.ranks * r.threads) : 0;
+  // Divided one factor at a time: ranks times threads times the makespan can pass the largest
+  // double.
+  r.efficiency = r.makespan > 0 ? r.work / r.makespan / r.ranks / r.threads : 0;
   r.root_busy = r.makespan > 0 ? serving / r.makespan : 0;
   return r;
+}
+
+std::uint64_t simulate_schedule_bytes(std::size_t tasks, int workers, int node_cores) {
+  const auto w = static_cast<std::uint64_t>(std::max(workers, 1));
+  const std::uint64_t nodes = (w + static_cast<std::uint64_t>(std::max(node_cores, 1)) - 1) /
+                              static_cast<std::uint64_t>(std::max(node_cores, 1));
+  // A worker: begin, end, range_begin (3 size_t), node_of (int), its work left (double), two
+  // tree entries (uint32) up to twice over (the tree's leaves are a power of two).
+  const std::uint64_t per_worker =
+      3 * sizeof(std::size_t) + sizeof(int) + sizeof(double) + 4 * sizeof(std::uint32_t);
+  // A node: its NumaNode, arena, queue, bounds and layout entries (generously).
+  const std::uint64_t per_node = 256;
+  // A task: a TaskStat copy, cost and estimate, the order, the dealt queue and the layout
+  // (uint32 each), the suffix sums, an event (pair<double, size_t>), doubled for vector growth.
+  const std::uint64_t per_task =
+      2 * (sizeof(TaskStat) + 3 * sizeof(double) + 3 * sizeof(std::uint32_t) +
+           sizeof(std::pair<double, std::size_t>));
+  return w * per_worker + nodes * per_node + static_cast<std::uint64_t>(tasks) * per_task;
+}
+
+std::uint64_t simulate_dealer_bytes(std::size_t tasks, int ranks) {
+  // A rank: its pool (a count and an empty heap) and kDealerBatchesHeld requests in the queue
+  // (pair<double, int>), doubled for vector growth. A task: its place in the order and one
+  // finishing time in a pool, doubled likewise.
+  const std::uint64_t per_rank = 32 + 2 * kDealerBatchesHeld * sizeof(std::pair<double, int>);
+  const std::uint64_t per_task = 2 * (sizeof(std::size_t) + sizeof(double));
+  return static_cast<std::uint64_t>(std::max(ranks, 1)) * per_rank +
+         static_cast<std::uint64_t>(tasks) * per_task;
 }
 
 std::vector<TaskStat> costs_from_nodes(std::vector<TaskStat> tasks) {
@@ -372,25 +494,25 @@ bool parse_real(std::string_view f, double& value) {
 }  // namespace
 
 Expected<std::vector<TaskStat>> read_task_stats(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{"cannot read task stats '" + path + "'"};
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Error{"cannot read task stats '" + path + "'"};
-  return parse_task_stats(text.str(), path);
+  const Expected<std::string> text = read_text_file(path, "task stats");
+  if (!text.ok()) return text.error();
+  return parse_task_stats(*text, path);
 }
+
+static_assert(kMaxTaskStatsTotal == 1e100, "parse_task_stats' message quotes it");
 
 Expected<std::vector<TaskStat>> parse_task_stats(std::string_view text, const std::string& name) {
   std::vector<TaskStat> tasks;
   std::vector<long long> line_of;  // each task's line, for the messages
   std::size_t columns = 0;         // 4, 5 or 6, as the header says
+  double total_seconds = 0, total_estimate = 0;
   std::size_t at = 0;
   for (long long row = 1; at < text.size(); ++row) {
     const std::size_t eol = text.find('\n', at);
     const std::string_view line =
         text.substr(at, eol == std::string_view::npos ? std::string_view::npos : eol - at);
     at = eol == std::string_view::npos ? text.size() : eol + 1;
-    const std::string where = "'" + name + "' line " + std::to_string(row) + ": ";
+    const std::string where = name + ":" + std::to_string(row) + ": ";
     if (line.find('\r') != std::string_view::npos)
       return Error{where + "carriage return (CRLF line ends?): rows end with a newline only"};
     if (row == 1) {
@@ -430,6 +552,16 @@ Expected<std::vector<TaskStat>> parse_task_stats(std::string_view text, const st
     }
     t.plan_order = columns >= 5 && fields[4] == "1";
     t.resumed = columns >= 6 && fields[5] == "1";
+    // Each column's total stays far below the largest double, so that no sum or product the
+    // simulators form overflows into inf or nan.
+    total_seconds += t.seconds;
+    total_estimate += t.estimate;
+    if (!(total_seconds <= kMaxTaskStatsTotal) || !(total_estimate <= kMaxTaskStatsTotal))
+      return Error{where + "the " +
+                   (total_seconds <= kMaxTaskStatsTotal ? "estimates" : "seconds") +
+                   " of the rows up to this one add up to more than 1e100, the most a profile "
+                   "may hold (this row: " +
+                   std::string(fields[total_seconds <= kMaxTaskStatsTotal ? 3 : 2]) + ")"};
     tasks.push_back(t);
     line_of.push_back(row);
   }

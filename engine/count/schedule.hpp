@@ -259,6 +259,14 @@ struct SimulatedDeal {
 SimulatedDeal simulate_dealer(const std::vector<TaskStat>& tasks, int ranks, int threads,
                               double root_seconds);
 
+// What a replay holds beside its `tasks` (already read), in bytes, an upper bound from the types
+// it keeps: simulate_schedule per worker its range, its place in the steal tree and its node,
+// per task the costs, the orders, the layout and a copy of the task (the nodes cost);
+// simulate_dealer per rank its threads' pool and requests, per task the dealing order and a
+// thread's finishing time. Neither grows with ranks times threads.
+std::uint64_t simulate_schedule_bytes(std::size_t tasks, int workers, int node_cores);
+std::uint64_t simulate_dealer_bytes(std::size_t tasks, int ranks);
+
 // The same tasks with their seconds replaced by nodes times the profile's mean seconds per node:
 // a cost model immune to timing noise (a virtual machine's stolen time shows up as CPU time),
 // at the price of ignoring how the time per node varies between subproblems.
@@ -281,11 +289,17 @@ std::vector<TaskStat> timed_tasks(std::vector<TaskStat> tasks);
 // significant digits).
 std::string format_task_stats(std::span<const TaskStat> tasks);
 
+// The most a --task-stats file's seconds may add up to, and its estimates: far above any count
+// (a year is 3.2e7 s), and far enough below the largest double (1.8e308) that the simulators'
+// sums and their products with worker and rank counts stay finite.
+inline constexpr double kMaxTaskStatsTotal = 1e100;
+
 // Reads a --task-stats CSV (header "id,nodes,seconds,estimate,plan_order,resumed", the last two
 // columns 0 or 1; older files without them as kTaskStatsHeader says; rows in any order).
 // Strict: every field is plain decimal (ids and nodes whole numbers, no sign, no spaces), ids
-// are distinct, a row has exactly the header's columns; a malformed row is refused with its line
-// number (CRLF line ends included).
+// are distinct, a row has exactly the header's columns, the seconds and the estimates each add
+// up to at most kMaxTaskStatsTotal; a malformed row is refused as "FILE:LINE: ..." (CRLF line
+// ends included). A file that cannot be read is refused with the reason (read_text_file).
 Expected<std::vector<TaskStat>> read_task_stats(const std::string& path);
 // The same on a file's text; `name` is what the messages call it.
 Expected<std::vector<TaskStat>> parse_task_stats(std::string_view text, const std::string& name);

@@ -228,7 +228,32 @@ struct Race {
 
 }  // namespace
 
+struct SolveThreads::State {
+  // TBB runs at most the hardware's threads unless told otherwise (and warns on stderr):
+  // --threads above the hardware is honoured, as in count.
+  explicit State(int threads)
+      : count(threads),
+        cap(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads)),
+        arena(threads) {}
+  int count;
+  tbb::global_control cap;
+  tbb::task_arena arena;
+};
+
+SolveThreads::SolveThreads(int threads)
+    : state_(std::make_unique<State>(resolve_threads(threads))) {}
+SolveThreads::~SolveThreads() = default;
+int SolveThreads::threads() const {
+  return state_->count;
+}
+
 Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor) {
+  if (config.threads < 0) return Error{"--threads must be positive"};
+  SolveThreads threads(config.threads);
+  return solve(config, monitor, threads);
+}
+
+Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor, SolveThreads& threads) {
   const auto start = std::chrono::steady_clock::now();
   if (config.n < 1 || config.n > kMaxSolveN)
     return Error{"--n " + std::to_string(config.n) + " is out of range; solve takes 1.." +
@@ -261,6 +286,9 @@ Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor) {
   result.method = config.method;
   result.seed = config.seed;
   result.threads = resolve_threads(config.threads);
+  if (result.threads != threads.threads())
+    return Error{"solve on " + std::to_string(threads.threads()) + " threads asked for " +
+                 std::to_string(result.threads)};
   const auto n = static_cast<std::uint32_t>(config.n);
 
   if (n == 2 || n == 3) {
@@ -283,11 +311,7 @@ Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor) {
     race.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                 std::chrono::duration<double>(config.time_limit_seconds));
 
-  // TBB runs at most the hardware's threads unless told otherwise (and warns on stderr):
-  // --threads above the hardware is honoured, as in count.
-  tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
-                          static_cast<std::size_t>(result.threads));
-  tbb::task_arena arena(result.threads);
+  tbb::task_arena& arena = threads.state_->arena;
   std::vector<Permutation> found;
   arena.execute([&] {
     if (n == 1) {

@@ -9,8 +9,10 @@
 #include <cstdio>
 #include <fstream>
 #include <numeric>
+#include <queue>
 #include <random>
 
+#include "count/topology.hpp"
 #include "tests/cli_runner.hpp"
 
 namespace nq {
@@ -490,7 +492,7 @@ TEST(Simulator, ReadsBackTheTaskStatsItsWriterFormats) {
   // A resumed flag other than 0 or 1 is refused with its line.
   const auto bad = parse_task_stats(std::string(kTaskStatsHeader) + "\n0,1,1,1,0,2\n", "f");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.error().message.find("line 2"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("f:2: "), std::string::npos) << bad.error().message;
 }
 
 // Malformed rows are refused, each with the number of its line (the header is line 1).
@@ -512,7 +514,7 @@ TEST(Simulator, RefusesMalformedRowsWithTheLineNumber) {
         Case{"4294967296,10,0.5,7,0\n", "an id above 32 bits"}}) {
     const auto r = parse_task_stats(head + good + c.row, "stats.csv");
     ASSERT_FALSE(r.ok()) << c.why;
-    const bool names_line = r.error().message.find("line 3") != std::string::npos ||
+    const bool names_line = r.error().message.find("stats.csv:3: ") != std::string::npos ||
                             r.error().message.find("rows 2 and 3") != std::string::npos;
     EXPECT_TRUE(names_line) << c.why << ": " << r.error().message;
   }
@@ -520,6 +522,190 @@ TEST(Simulator, RefusesMalformedRowsWithTheLineNumber) {
   const auto fine = parse_task_stats(head + good + "1,3,1.5e-05,2,0\n", "stats.csv");
   ASSERT_TRUE(fine.ok()) << fine.error().message;
   EXPECT_DOUBLE_EQ((*fine)[1].seconds, 1.5e-05);
+}
+
+// The replay as it was written first, straight from the policy: a scan of the workers for each
+// steal (range_to_steal), every worker in the event queue from the start. simulate_schedule
+// answers the same in O(log P) a steal; the two must agree exactly.
+SimulatedRun scanning_replay(const std::vector<TaskStat>& tasks, int workers, int node_cores,
+                             bool plan_order) {
+  SimulatedRun run;
+  run.workers = workers;
+  Topology machine;
+  for (int k = 0; k < (workers + node_cores - 1) / node_cores; ++k) {
+    NumaNode node;
+    node.os_index = k;
+    node.cores = node_cores;
+    machine.nodes.push_back(node);
+  }
+  std::vector<int> threads;
+  for (const auto& a : plan_arenas(machine, workers, true).arenas) threads.push_back(a.threads);
+  std::vector<double> cost, estimate;
+  for (const TaskStat& t : tasks) {
+    cost.push_back(t.seconds);
+    estimate.push_back(t.estimate);
+    run.work += t.seconds;
+  }
+  const WorkLayout layout =
+      lay_out_work(claim_order(estimate, plan_order), estimate, threads, plan_order);
+  std::vector<std::size_t> begin(layout.range_begin.begin(), layout.range_begin.end() - 1);
+  std::vector<std::size_t> end(layout.range_begin.begin() + 1, layout.range_begin.end());
+  auto left_of = [&](std::size_t w) { return range_work(layout.after, begin[w], end[w]); };
+  using Event = std::pair<double, std::size_t>;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> free_at;
+  for (std::size_t w = 0; w < layout.workers(); ++w) free_at.push({0.0, w});
+  while (!free_at.empty()) {
+    const auto [now, w] = free_at.top();
+    free_at.pop();
+    if (begin[w] >= end[w]) {
+      const int victim = range_to_steal(layout, layout.node_of[w], left_of);
+      if (victim < 0) {
+        run.makespan = std::max(run.makespan, now);
+        continue;
+      }
+      const auto v = static_cast<std::size_t>(victim);
+      const StealCut cut = cut_for_steal(layout, begin[v], end[v]);
+      begin[w] = cut.thief_begin;
+      end[w] = cut.thief_end;
+      begin[v] = cut.victim_begin;
+      end[v] = cut.victim_end;
+      ++run.steals;
+    }
+    const auto node = static_cast<std::size_t>(layout.node_at(begin[w]));
+    const std::size_t stop = std::min(begin[w] + layout.chunk[node], end[w]);
+    double busy = 0;
+    for (; begin[w] < stop; ++begin[w]) busy += cost[layout.ids[begin[w]]];
+    free_at.push({now + busy, w});
+  }
+  return run;
+}
+
+// Item 7 of the second hardening round: the steal tree and the workers not yet queued change
+// how fast the replay runs, not what it finds: every steal and the makespan as the scan's, with
+// more workers than tasks, fewer, one node or many, largest first or in plan order.
+TEST(Simulator, StealTreeReplaysExactlyAsTheScanOfEveryRange) {
+  std::mt19937_64 g(11);
+  std::exponential_distribution<double> spread(1.0);
+  for (const int size : {1, 7, 300, 1500}) {
+    std::vector<TaskStat> tasks;
+    for (int i = 0; i < size; ++i) {
+      const double s = spread(g);
+      tasks.push_back(
+          {static_cast<std::uint32_t>(i), 1, s, i % 5 == 0 ? 0.0 : s * (1 + spread(g))});
+    }
+    for (const int workers : {1, 3, 16, 100, 700, 2000})
+      for (const int cores : {1, 4, 16, 64})
+        for (const bool plan_order : {false, true}) {
+          const SimulatedRun fast = simulate_schedule(tasks, workers, cores, 0, plan_order);
+          const SimulatedRun scan = scanning_replay(tasks, workers, cores, plan_order);
+          EXPECT_EQ(fast.makespan, scan.makespan)
+              << size << " tasks, " << workers << " workers, " << cores << " cores";
+          EXPECT_EQ(fast.steals, scan.steals)
+              << size << " tasks, " << workers << " workers, " << cores << " cores";
+        }
+  }
+}
+
+// The dealer's replay as it was written first: an entry per thread of every rank (ranks times
+// threads). simulate_dealer keeps a rank's unused threads as a count; the two must agree.
+SimulatedDeal per_thread_dealer(const std::vector<TaskStat>& tasks, int ranks, int threads,
+                                double root_seconds) {
+  SimulatedDeal r;
+  r.ranks = ranks;
+  r.threads = threads;
+  const auto each = static_cast<std::size_t>(threads);
+  const std::size_t all = each * static_cast<std::size_t>(ranks), plan = tasks.size();
+  const auto order = dealer_order(plan, [&](std::size_t i) { return tasks[i].estimate; });
+  std::size_t next = 0;
+  using FreeAt = std::priority_queue<double, std::vector<double>, std::greater<>>;
+  std::vector<FreeAt> pools(static_cast<std::size_t>(ranks));
+  for (FreeAt& pool : pools)
+    for (int t = 0; t < threads; ++t) pool.push(0);
+  using Event = std::pair<double, int>;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> done;
+  for (std::size_t b = 0; b < kDealerBatchesHeld; ++b)
+    for (int k = 0; k < ranks; ++k) done.push({0.0, k});
+  double server_free = 0, serving = 0;
+  while (!done.empty()) {
+    const auto [t, k] = done.top();
+    done.pop();
+    r.makespan = std::max(r.makespan, t);
+    double start = t;
+    if (k != 0) {
+      start = std::max(t, server_free);
+      r.longest_wait = std::max(r.longest_wait, start - t);
+      server_free = start + root_seconds;
+      serving += root_seconds;
+      start = server_free;
+      r.makespan = std::max(r.makespan, start);
+    }
+    const std::size_t batch = dealer_batch(plan - next, plan, each, all);
+    const std::size_t first = next;
+    next = dealer_batch_end(next, plan, batch,
+                            [&](std::size_t at) { return tasks[order[at]].estimate; });
+    if (next == first) continue;
+    ++r.batches;
+    FreeAt& pool = pools[static_cast<std::size_t>(k)];
+    double last = start;
+    for (std::size_t i = first; i < next; ++i) {
+      const double at = std::max(pool.top(), start) + tasks[order[i]].seconds;
+      pool.pop();
+      pool.push(at);
+      last = std::max(last, at);
+      r.work += tasks[order[i]].seconds;
+    }
+    done.push({last, k});
+  }
+  return r;
+}
+
+TEST(DealerSimulator, UnusedThreadsAsACountReplayExactlyAsAnEntryEach) {
+  std::mt19937_64 g(5);
+  std::exponential_distribution<double> spread(1.0);
+  for (const int size : {1, 50, 2000}) {
+    std::vector<TaskStat> tasks;
+    for (int i = 0; i < size; ++i) {
+      const double s = spread(g);
+      tasks.push_back({static_cast<std::uint32_t>(i), 1, i % 7 == 0 ? 0.0 : s, i % 3 ? s : 0.0});
+    }
+    for (const int ranks : {1, 2, 17, 300})
+      for (const int threads : {1, 3, 64})
+        for (const double root : {0.0, 1e-4, 0.5}) {
+          const SimulatedDeal fast = simulate_dealer(tasks, ranks, threads, root);
+          const SimulatedDeal each = per_thread_dealer(tasks, ranks, threads, root);
+          const std::string what = std::to_string(size) + " tasks, " + std::to_string(ranks) +
+                                   " ranks of " + std::to_string(threads);
+          EXPECT_EQ(fast.makespan, each.makespan) << what;
+          EXPECT_EQ(fast.work, each.work) << what;
+          EXPECT_EQ(fast.batches, each.batches) << what;
+          EXPECT_EQ(fast.longest_wait, each.longest_wait) << what;
+        }
+  }
+}
+
+// The replays' own memory, by which simulate refuses up front: with ranks plus tasks, not ranks
+// times threads; with workers plus tasks.
+TEST(Simulator, ReplayMemoryGrowsWithRanksPlusTasks) {
+  const std::uint64_t small = simulate_dealer_bytes(2000, 1024);
+  const std::uint64_t many_ranks = simulate_dealer_bytes(2000, 1 << 20);
+  EXPECT_LT(many_ranks, std::uint64_t{1} << 28);  // 2^20 ranks: under 256 MiB
+  EXPECT_GT(many_ranks, 500 * small);             // and about in proportion to the ranks
+  EXPECT_LT(simulate_schedule_bytes(2000, 1 << 16, 16), std::uint64_t{1} << 24);
+  EXPECT_GT(simulate_schedule_bytes(1 << 20, 4, 16), simulate_schedule_bytes(1 << 10, 4, 16));
+}
+
+// Costs whose sums would overflow are refused at the row where the total passes the bound.
+TEST(Simulator, RefusesProfilesWhoseTotalsCouldOverflow) {
+  const std::string head = "id,nodes,seconds,estimate,plan_order\n";
+  const auto seconds = parse_task_stats(head + "0,1,1,1,0\n1,1,1e308,1,0\n", "s.csv");
+  ASSERT_FALSE(seconds.ok());
+  EXPECT_EQ(seconds.error().message.rfind("s.csv:3: the seconds ", 0), 0u)
+      << seconds.error().message;
+  const auto estimates = parse_task_stats(head + "0,1,1,6e99,0\n1,1,1,6e99,0\n", "e.csv");
+  ASSERT_FALSE(estimates.ok());
+  EXPECT_EQ(estimates.error().message.rfind("e.csv:3: the estimates ", 0), 0u)
+      << estimates.error().message;
+  EXPECT_TRUE(parse_task_stats(head + "0,1,5e99,5e99,0\n1,1,5e99,5e99,0\n", "f.csv").ok());
 }
 
 }  // namespace

@@ -360,4 +360,25 @@ TEST(Attempts, QS4StartUpLeavesFewQueensToRepair) {
   EXPECT_EQ(stats.conflict_free + stats.repaired, 2'000'000u);
 }
 
+// solve --batch runs every size on one SolveThreads (an arena per size made a batch slow down
+// as it went): the same answers as solve() alone, size after size, and a count that does not
+// match its threads is refused rather than run on another.
+TEST(Solve, SolveThreadsKeepOneArenaForManySolvesWithTheSameAnswers) {
+  nq::SolveThreads threads(2);
+  EXPECT_EQ(threads.threads(), 2);
+  for (int round = 0; round < 2; ++round)
+    for (const std::int64_t n : {1, 2, 4, 8, 10, 57, 1000, 20000}) {
+      const SolveConfig c = config(n, SolveMethod::qs4, 9, 2);
+      const auto shared = nq::solve(c, nullptr, threads);
+      ASSERT_TRUE(shared.ok()) << shared.error().message;
+      const nq::SolveResult alone = run(c);
+      EXPECT_EQ(shared->status, alone.status) << n;
+      EXPECT_EQ(shared->restarts, alone.restarts) << n;
+      EXPECT_EQ(shared->solutions, alone.solutions) << n;
+      EXPECT_EQ(shared->threads, 2) << n;
+    }
+  const auto other = nq::solve(config(8, SolveMethod::qs4, 9, 3), nullptr, threads);
+  EXPECT_FALSE(other.ok());
+}
+
 }  // namespace
