@@ -51,9 +51,9 @@ struct TopologyArgs {
   bool json = false;
 };
 
-// simulate --ranks: rank 0's time per batch result by default, 1 / 21,979 s, measured with
-// scripts/mpi-throughput (64 ranks oversubscribed on this project's 2-vCPU VM; perf/results/mpi.md
-// has this and later, faster runs).
+// simulate --ranks: rank 0's time per batch result by default, 1 / 21,979 s, the slowest rate
+// scripts/mpi-throughput has measured (64 ranks oversubscribed on 2 CPUs; perf/results/mpi.md has
+// it and faster runs), so that a replay errs towards a busier rank 0.
 inline constexpr double kMeasuredRootRate = 21979;
 
 struct SimulateArgs {

@@ -684,10 +684,8 @@ struct SettledHalf {
         const Top& t = batch[walk.joined];
         const std::uint32_t size = t.hi - t.lo;
         // Two tops of one bucket in a row are joined with it at once, when both fit (then they
-        // would fit one after the other too: the chunks end where they did). nq_bench_join, one
-        // thread, against one at a time (three sessions of 4 or 5 paired rounds, medians of the
-        // per-round ratios): n = 18 0.975 to 0.991, 19 0.963 to 0.984, 20 0.977 to 0.986, 21's
-        // long runs 0.963 to 0.986, 22's 0.980 to 0.982; four at once, 0.968 to 0.988: no better.
+        // would fit one after the other too: the chunks end where they did): 1 to 4% less time
+        // than one at a time at n = 18 to 22 (nq_bench_join); four at once did no better.
         const int tops = walk.joined + 1 < batch.size() && batch[walk.joined + 1].lo == t.lo &&
                                  n + 2 * std::size_t{size} <= capacity
                              ? 2
@@ -776,8 +774,8 @@ inline void transpose_lanes(__m512i* t) {
 // rows, GF2P8AFFINEQB transposes each lane's 8 x 8 bits, the lanes trade places across the
 // registers (an 8 x 8 transpose of 64-bit lanes) and VPERMB puts the bytes of each row
 // together. About 50 vector operations against about 230 for the block swaps (six steps of
-// shifts, masks and shuffles) before it: a 64 x 64 transpose took 10.5 ns against 39 on the
-// Zen 4 VM (a throw-away microbenchmark, 16 matrices in turn).
+// shifts, masks and shuffles) before it: a 64 x 64 transpose takes about a quarter of their
+// time.
 //   Byte permutations: `gather` makes lane c's byte 7 - q byte c of lane q (the rows reversed,
 // as the affine step wants them); `rows` makes lane i's byte m byte i of lane m.
 struct BytePermutations {
@@ -829,10 +827,8 @@ inline void transpose64(const std::uint64_t* in, std::uint64_t* out) {
 // bytes per chunk, 5 chunks for the 34 diagonals of n = 18) take 40 KB, inside the 48 KB L1 of
 // the machines measured then (the notes called them Zen 5); against 6 bits (6 chunks, 24 KB) the
 // pair counting took 5% less time at n = 18, 19 and 20 (one thread, CPU time over sampled
-// subproblems). The Zen 4 VM of 2026-11-26 has a 32 KB L1, which the 8-bit last chunk below
-// overflows at n = 22 (40 KB); 7-bit chunks only (a fifth load, 32 KB) took the same time
-// within its noise (nq_bench_join, 4 rounds on both cores at once, against the 8-bit last
-// chunk: n = 20 0.999, 21 long 1.048, 22 long 0.976, medians of 8).
+// subproblems). A 32 KB L1 is overflowed at n = 22 (40 KB) by an 8-bit last chunk; 7-bit
+// chunks only (a fifth load, 32 KB) take the same time within the noise on such a CPU, and fit.
 inline constexpr int kChunkBits = 7;
 inline constexpr int kChunkValues = 1 << kChunkBits;
 // Table entries are 64 bytes apart for W = 4 too (half of each unused), so that one set of
@@ -1087,12 +1083,9 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, 
         // A visit whose lanes all lie in one half of the block (38 to 45% of the visits at
         // n = 20 to 22) reads only that half of each table entry: 256-bit loads, one operation
         // each on Zen 4, which splits a 512-bit one in two, and the loop is bound by its loads.
-        // nq_bench_join on the Zen 4 VM, the two builds on both cores at once and then swapped,
-        // 5 rounds: n = 18 0.994, 20 0.949, 21 long 0.952, 22 long 0.960 (medians of 10). On
-        // the VM of 2026-11-25 (noted as Zen 5, whose loads are 512 bits wide) the same change
-        // measured no gain, and on the Intel VM of 2026-11-28 whole entries took less time at
-        // every size (n = 18, 19, 20, 22 long 0.96, 21 long 0.99; medians of 10): the test is a
-        // branch that goes either way. So the AVX-512 build does it only where the CPU splits its
+        // There it takes about 5% less time at n = 20 to 22; where loads are 512 bits wide
+        // (Zen 5, Intel) it gains nothing or loses, the test being a branch that goes either
+        // way (perf/results/log.md). So the AVX-512 build does it only where the CPU splits its
         // wide loads (cpu_splits_wide_loads); the baseline build always, as before (its vectors are
         // SSE2's 128 bits, so half an entry is half the operations).
         if (narrow_visits) {
@@ -1344,7 +1337,7 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   // 18% and 11% fewer; n = 20's calls are smaller, and took 2 to 3% more time with 36 at every
   // size. One cut more where it leaves 7k + 1 diagonals instead of 7k + 2 (a chunk fewer)
   // measured the same at n = 21 and 22: it applies to 5% of their sieved pairs, the rest keep
-  // 26 to 29 diagonals, 4 chunks (perf/results/log.md, stop 37).
+  // 26 to 29 diagonals, 4 chunks (perf/results/log.md).
   int c = 0;
   const double pairs = static_cast<double>(na) * static_cast<double>(nb);
   if (na >= 512 && pairs >= 1e7) {
@@ -1535,13 +1528,10 @@ inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, cons
   // occupy then keeps them from the most blocks). The sliced side is laid out in the order of
   // its groups' layout keys, and every group number in `blocks` is one; a key is still one PEXT,
   // and only the 2^c groups are renumbered (the visiting side keeps the order of its keys).
-  // This order made 0.93 to 0.97 of the member visits and blocks at n = 18 to 21 when it was
-  // tried through a per-member table, which cost more than that saved (perf/results/log.md,
-  // stop 32). Against the key's own order, whole counts on 2 threads (scripts/bench --frontier
-  // --against, two runs of 5 rounds): n = 17 0.965, 18 0.976 and 1.003, 19 0.968 and 0.979,
-  // 20 0.969 and 0.861; nq_bench_join, the two builds on both cores at once and then swapped
-  // (two sessions of 4 rounds, medians): n = 18 1.03 and 0.92, 19 0.97 and 0.99, 20 0.98 and
-  // 0.98, 21's long runs 1.00 and 0.96, 22's 0.95 and 0.94.
+  // This order makes 3 to 7% fewer member visits and blocks at n = 18 to 21; through a
+  // per-member table it cost more than that saved. Against the key's own order, whole counts and
+  // nq_bench_join took from 14% less time to 3% more, most of them a few percent less
+  // (perf/results/log.md).
   {
     int order[kMaxCuts];  // the cut diagonals' key bits, by layout key bit
     int diagonal[kMaxCuts];

@@ -60,9 +60,9 @@ bool join_avx512_supported();
 // Whether this CPU executes a 512-bit load as two 256-bit ones (AMD Zen 4: family 0x19 with
 // AVX-512). There the AVX-512 join's pair counter reads half of each table entry when a visit's
 // lanes all lie in one half of a block (join.hpp, count_disjoint_sliced); on CPUs whose loads
-// are 512 bits wide (Zen 5, Intel) it reads whole entries (on the Intel VM about 4% less time;
-// on the Zen 5 VM, a server part, the two measured even). Zen 5's mobile parts split 512-bit
-// operations too; none was measured, so they read whole entries.
+// are 512 bits wide (Zen 5, Intel) it reads whole entries, which took less time or the same
+// there (perf/results/log.md). Zen 5's mobile parts split 512-bit operations too; none was
+// measured, so they read whole entries.
 bool cpu_splits_wide_loads();
 
 // The split-board join (join.hpp): the same completions, by enumerating the two halves of the

@@ -33,9 +33,9 @@ inline void prefault_for_writing(const void* data, std::size_t bytes) {
 // Reserves room for `count` elements and faults it in at once: the elements that resize,
 // assign or push_back then write land on mapped pages. For the per-task arrays a count builds
 // before it starts (costs, order, the threads' ranges: 48,620 tasks at n = 17, about 700 fresh
-// pages). On the Zen 5 VM a first write still costs about 5 us a populated page, against 11 us
-// a page not populated (the VM's own page tables, most likely): n = 17's setup took 7 to 10 ms
-// less.
+// pages). Under a hypervisor a first write to a populated page costs about half of one to a page
+// not yet populated (whose fault most likely fills the hypervisor's page tables too): the setup
+// of a count before any counting is that much shorter (perf/results/log.md has the figures).
 template <class T>
 void reserve_prefaulted(std::vector<T>& v, std::size_t count) {
   v.reserve(count);

@@ -362,9 +362,9 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
   // for the count, and once for the speeds in the draws' means (pass_speeds: its mean share).
   // The two combine by Welch and Satterthwaite's degrees of freedom. A block, not a pass: a
   // pass of milliseconds (64 draws at n = 20 take 30 ms on 2 threads) measures the draws'
-  // timing noise more than the machine's speed, which the count averages over its hours; its
-  // passes' speeds spread by 12 to 27% on the Intel VM of 2026-11-28, and the intervals were
-  // +-40% where their mean was within a few percent of the counts.
+  // timing noise more than the machine's speed, which the count averages over its hours: pass
+  // by pass, the intervals came out several times wider than the error of their mean against
+  // the counts (perf/results/log.md).
   r.passes = passes;
   r.speed_blocks = static_cast<int>(timings.size());
   r.pass_draws = static_cast<int>(per_pass);

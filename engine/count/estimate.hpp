@@ -31,9 +31,9 @@
 // degrees of freedom are Welch and Satterthwaite's. A block and not a pass: a pass of
 // milliseconds measures the draws' timing noise more than the speed a count meets over its
 // hours. A pass longer than a block times a part of the sample, the draws in turn (at least one
-// draw per thread): a pass over the whole sample took 97 s at n = 28 on a 2-core VM, so a 60 s
-// window held one, and the speed's spread had one degree of freedom (Student's t 12.7: an
-// interval of +-72%).
+// draw per thread): at n = 28 on 2 cores a pass over the whole sample takes longer than a 60 s
+// window, which would then hold one pass, and the speed's spread would have one degree of
+// freedom (Student's t 12.7).
 // Scaled onto the plan's costs, the estimated seconds also give a per-task profile that the
 // scaling simulator (schedule.hpp) replays on P workers for the wall time.
 #pragma once

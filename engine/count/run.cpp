@@ -212,7 +212,7 @@ class Counter {
   // Readies the calling worker thread before its first claim (the join's scratch for this n,
   // allocated on the node it runs on): a worker's start-up is then not timed as part of the
   // first subproblem it counts (--task-stats), where a replay would charge it to whichever
-  // subproblem that was (up to 1.3 ms at n = 18 on this VM, against 0.2 ms per subproblem).
+  // subproblem that was (a worker's start-up can cost several subproblems' time at n = 18).
   void prepare_thread() const {
     if (kernel_->prepare) kernel_->prepare(plan_.n);
     if (check_.on() && check_.second().prepare) check_.second().prepare(plan_.n);
@@ -232,8 +232,8 @@ class Counter {
     std::size_t m = end - begin;
     // Unplaced nodes are read from the plan through their ids, a claim at a time: a copy of a
     // few kilobytes per claim in parallel, instead of a serial copy of the whole plan (8973
-    // subproblems of 148 bytes at n = 16, whose fresh pages cost 3 to 4 ms on this VM) before
-    // any counting could start.
+    // subproblems of 148 bytes at n = 16, milliseconds of fresh pages) before any counting could
+    // start.
     std::array<Subproblem, kBatch> gathered;
     const auto node = static_cast<std::size_t>(ranges.layout.node_at(begin));
     const Subproblem* local = ranges.local[node];
@@ -509,7 +509,7 @@ bool wait_for_topology(std::future<Expected<Topology>>& machine, const Monitor* 
 // The plan is made in parallel (engine/count/plan.cpp), inside an arena capped like the run (so a
 // one-thread run is serial throughout); with `costs`, the estimated cost of every subproblem too
 // (cost.hpp), in the same arena: a second arena would wait again for its worker threads to
-// arrive (1 to 3 ms each time on this VM). With `defer_fixed_counts`, a row-split plan comes
+// arrive (milliseconds each time). With `defer_fixed_counts`, a row-split plan comes
 // without its Burnside terms (the caller computes them beside the count).
 // `kernel` is what checked_kernel() returned: its plan kind says which plan. `control` bounds
 // and stops the planning and the estimates (a stopped plan comes without costs).
@@ -613,10 +613,9 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
 
   // The arenas reserve no slot for the calling thread, which only waits: the T workers are
   // exactly the plan's threads, and global_control lets TBB create them (it counts the caller).
-  // (Tried on this VM and dropped: the caller as one of the T in a slot reserved for it, where
-  // TBB then often left the other slot empty for the whole of a 0.04 s count; and making the
-  // row-split plan on a thread of its own while TBB starts, which slowed TBB's start-up by more
-  // than the 0.8 ms it hid.)
+  // (Not the caller as one of the T in a slot reserved for it: TBB then often left the other
+  // slot empty for the whole of a short count. Nor the row-split plan made on a thread of its
+  // own while TBB starts: that slowed TBB's start-up by more than it hid.)
   tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
                           static_cast<std::size_t>(numa.threads) + 1);
 

@@ -93,8 +93,8 @@ std::vector<int> allowed_cpus();
 // One CPU a worker: where an arena has exactly as many threads as CPUs (its node's, or, for an
 // arena without a node, `allowed`), worker i of the arena gets the i-th of them; otherwise none
 // (empty), and its threads move freely over the arena's CPUs. Left free, two busy workers could
-// share one CPU while the other idled: on this project's 2-vCPU VM the kernel kept both workers
-// of n = 17 on one CPU for most of the count in 4 runs of 12 at one time, 26 of 40 at another.
+// share one CPU while the other idled: the operating system has been seen to keep both workers
+// of a 2-CPU count on one CPU for most of the count, in a third of the runs or more.
 std::vector<int> worker_cpus(const ArenaPlan& arena, const std::vector<int>& allowed);
 
 // Binds the calling thread to one CPU while it lives and gives it back its affinity mask after

@@ -22,7 +22,7 @@ TEST(DrawsPerPass, WholePassesWhileEightFitTheWindow) {
 }
 
 TEST(DrawsPerPass, LongPassesAreCutIntoPartsOfAnEighthOfTheWindow) {
-  // n = 28 on a 2-core VM: a pass over 64 draws took 97 s against a 60 s window.
+  // n = 28 on 2 cores: a pass over 64 draws takes longer than a 60 s window.
   const std::size_t part = draws_per_pass(64, 2, 97.0, 60.0);
   EXPECT_EQ(part, 5u);  // ceil(64 * 60 / (8 * 97))
   EXPECT_LE(97.0 * static_cast<double>(part) / 64, 60.0 / 8 + 97.0 / 64);

@@ -65,7 +65,7 @@ TEST(BenchFrontier, WithoutAgainstOnlyThisBuild) {
   EXPECT_NE(r.out.find("# n = 9 (this build): 2.000\n"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("(against)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("interleaved"), std::string::npos) << r.out;
-  // The machine the figures come from: CPU model and family, CPUs (the same VM comes on
+  // The machine the figures come from: CPU model and family, CPUs (one machine type can come on
   // different CPU generations).
   EXPECT_NE(r.out.find("\n# machine: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" CPUs"), std::string::npos) << r.out;
