@@ -106,7 +106,7 @@ struct Lanes8x64 : Lanes512<__mmask8> {
 
 namespace nq::avx512 {
 // Independent lane groups stepped in turn, so that one group's gather latency hides behind
-// the other's work (measured: see README, "Kernels and SIMD"). -DNQ_LANE_GROUPS=k to retune.
+// the other's work (docs/count.md, "Backtracking kernels"). -DNQ_LANE_GROUPS=k to retune.
 #ifdef NQ_LANE_GROUPS
 constexpr int kLaneGroups = NQ_LANE_GROUPS;
 #else

@@ -215,7 +215,8 @@ std::span<const Kernel> all_kernels();
 const Kernel* find_kernel(std::string_view name);
 const Kernel& best_kernel();  // the best backtracking kernel
 // What "auto" runs for an n-board: the join from kJoinFromN on, where it is measured to be
-// faster (README, "The join kernel"), the best backtracking kernel below.
+// faster (docs/count.md, "The row-split plan and the join kernel"), the best backtracking
+// kernel below.
 inline constexpr int kJoinFromN = 16;
 const Kernel& auto_kernel(int n);
 

@@ -287,10 +287,10 @@ constexpr int kOrientationProbes = 500;
 
 // Split 3 below n = 18, 4 from there. With the classes searched in their cheapest orientation,
 // split 3 already gives 8973 subproblems at n = 16 (hundreds per thread at 64 threads), and
-// split 4 (52875) tripled the serial setup (0.08 s -> 0.26 s, planning and cost estimates) of a
-// count that the lane kernels finish in 0.6 s. Replaying measured task costs (nqcount simulate),
-// the n = 16 profile runs at 0.99 efficiency on 64 workers with split 3, and n = 18 at 0.99 on
-// 256 workers with split 4 (README, NUMA and scaling).
+// split 4 (52875) would triple the serial setup (planning and cost estimates) of a count that
+// the lane kernels finish in under a second. Replayed by nqcount simulate, the n = 16 profile
+// runs at 0.99 efficiency on 64 workers with split 3, and n = 18 at 0.99 on 256 workers with
+// split 4 (docs/scheduling.md, "Task stats and the simulator").
 int default_split_rows(int n) {
   return n >= 18 ? 4 : n >= 12 ? 3 : 1;
 }
