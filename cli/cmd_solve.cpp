@@ -390,15 +390,24 @@ int report_failure(const SolveResult& r, const SolveConfig& c, const std::string
 
 }  // namespace
 
+void write_solution_list(std::FILE* f, const std::string& format, std::int64_t n,
+                         std::vector<Permutation> solutions) {
+  SolveResult r;
+  r.n = n;
+  r.solutions = std::move(solutions);
+  write_solutions(f, format, r, true);
+}
+
 int run_solve(const SolveArgs& args) {
   if (args.method == kBlnqMethodName) {
     SolveArgs blnq = args;
     if (blnq.budget.empty()) blnq.budget = "n2";
     if (blnq.runs == 0) blnq.runs = 1;
+    if (blnq.budget_rule.empty()) blnq.budget_rule = "consecutive";
     return run_solve_blnq(blnq);
   }
-  if (!args.budget.empty() || args.runs != 0) {
-    print_error("--budget and --runs apply to --method blnq only");
+  if (!args.budget.empty() || args.runs != 0 || !args.budget_rule.empty()) {
+    print_error("--budget, --budget-rule and --runs apply to --method blnq only");
     return 2;
   }
   // --output - (or /dev/stdout) and the JSON record would share standard output.

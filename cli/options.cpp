@@ -178,7 +178,16 @@ std::vector<OptionRow> option_table(Args& a) {
        "to --output (default stdout), and report its row and column weights and 4-cycles (exit "
        "1 if any)"},
       {"solve", "--budget", &a.solve.budget,
-       "--method blnq: neighbours examined per run, L: n2 (n^2, the default), 3n, or a number"},
+       "--method blnq: the budget L of a run, counted as --budget-rule says: n2 (n^2, the "
+       "default), 3n, or a number"},
+      {"solve",
+       "--budget-rule",
+       &a.solve.budget_rule,
+       "--method blnq: how L is counted: consecutive (the paper's: failed tries in a row, back "
+       "to 0 after every improving swap; a run ends after L failures in a row; the default) or "
+       "total (L neighbours in all)",
+       std::nullopt,
+       {"consecutive", "total"}},
       {"solve", "--runs", &a.solve.runs,
        "--method blnq: independent runs, each from its own random start (default 1)",
        std::pair{1LL, 1'000'000LL}},

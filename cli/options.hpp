@@ -132,6 +132,7 @@ struct SolveArgs {
   std::set<std::string> given;  // the long names of the options on the command line
   std::string budget;           // --method blnq: n2, 3n or a number (empty: not given, n2)
   long long runs = 0;           // --method blnq: independent runs (0: not given, 1)
+  std::string budget_rule;      // --method blnq: consecutive or total (empty: not given)
   std::string ldpc;             // "J,K": write the LDPC parity-check matrix of a modular solution
 };
 

@@ -1,6 +1,7 @@
-// BLNQ (blnq.hpp): fixed-budget random-pair swap hill climbing, no restarts, with the
-// statistics of Candia & Astudillo's tables. Runs are independent TBB tasks, each with its own
-// seed derived from (seed, run index), so the statistics do not depend on the thread count.
+// BLNQ (blnq.hpp): random-pair swap hill climbing with a budget of failed tries, no restarts,
+// with the statistics of Candia & Astudillo's tables. Runs are independent TBB tasks, each with
+// its own seed derived from (seed, run index), so the statistics do not depend on the thread
+// count.
 #include "solve/blnq.hpp"
 
 #include <tbb/global_control.h>
@@ -9,18 +10,31 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <numeric>
 #include <set>
 #include <string>
 
 #include "common/threads.hpp"
-#include "solve/local_search.hpp"
 #include "solve/verify.hpp"
 
 namespace nq {
 
-BlnqRun blnq_run(std::uint32_t n, std::uint64_t budget, std::uint64_t seed, Permutation& rows,
-                 const std::atomic<bool>* cancel) {
+bool parse_blnq_budget_rule(const std::string& word, BlnqBudgetRule& rule) {
+  for (const BlnqBudgetRule r : {BlnqBudgetRule::consecutive, BlnqBudgetRule::total})
+    if (word == blnq_budget_rule_name(r)) {
+      rule = r;
+      return true;
+    }
+  return false;
+}
+
+const char* blnq_budget_rule_name(BlnqBudgetRule rule) {
+  return rule == BlnqBudgetRule::consecutive ? "consecutive" : "total";
+}
+
+BlnqRun blnq_run(std::uint32_t n, std::uint64_t budget, BlnqBudgetRule rule, std::uint64_t seed,
+                 Permutation& rows, const detail::StopSignal& stop) {
   BlnqRun run;
   run.seed = seed;
   detail::Rng rng(seed);
@@ -35,9 +49,16 @@ BlnqRun blnq_run(std::uint32_t n, std::uint64_t budget, std::uint64_t seed, Perm
     collisions += down[i + n - 1 - rows[i]]++ > 0;
   }
   run.initial_collisions = collisions;
-  std::uint64_t examined = 0, improving = 0;
-  while (collisions > 0 && examined < budget && n > 1) {
-    if ((++examined & 0xffff) == 0 && cancel && cancel->load(std::memory_order_relaxed)) break;
+  // `tries` counts against the budget: every neighbour under the total rule, the failures
+  // since the last kept swap under the consecutive one.
+  const bool reset_on_improvement = rule == BlnqBudgetRule::consecutive;
+  std::uint64_t examined = 0, improving = 0, tries = 0;
+  while (collisions > 0 && tries < budget && n > 1) {
+    if ((++examined & 0xffff) == 0 && stop.should_stop()) {
+      run.stopped = true;
+      break;
+    }
+    ++tries;
     const std::uint32_t i = rng.below(n);
     std::uint32_t j = rng.below(n - 1);
     j += (j >= i);
@@ -58,6 +79,7 @@ BlnqRun blnq_run(std::uint32_t n, std::uint64_t budget, std::uint64_t seed, Perm
       rows[j] = a;
       collisions += delta;
       ++improving;
+      if (reset_on_improvement) tries = 0;
       continue;
     }
     --up[i + b], --down[i + n - 1 - b], --up[j + a], --down[j + n - 1 - a];
@@ -66,9 +88,35 @@ BlnqRun blnq_run(std::uint32_t n, std::uint64_t budget, std::uint64_t seed, Perm
   run.final_collisions = collisions;
   run.neighbours = examined;
   run.improving = improving;
-  run.success = collisions == 0 && verify_solution(rows.data(), n);
+  run.success = !run.stopped && collisions == 0 && verify_solution(rows.data(), n);
   return run;
 }
+
+namespace {
+
+// Mean and standard error of the mean of `values`, accumulated with Welford's update (the
+// neighbours reach 10^7 per run and more: a plain sum of squares would lose the digits).
+class MeanAndError {
+ public:
+  void add(double x) {
+    ++count_;
+    const double d = x - mean_;
+    mean_ += d / static_cast<double>(count_);
+    m2_ += d * (x - mean_);
+  }
+  double mean() const { return mean_; }
+  double standard_error() const {
+    if (count_ < 2) return 0;
+    const auto k = static_cast<double>(count_);
+    return std::sqrt(m2_ / (k - 1) / k);
+  }
+
+ private:
+  std::uint64_t count_ = 0;
+  double mean_ = 0, m2_ = 0;
+};
+
+}  // namespace
 
 Expected<BlnqResult> run_blnq(const BlnqConfig& c, Monitor* monitor) {
   if (c.n < 1 || c.n > kMaxBlnqN)
@@ -78,15 +126,26 @@ Expected<BlnqResult> run_blnq(const BlnqConfig& c, Monitor* monitor) {
     return Error{"blnq: runs must be between 1 and " + std::to_string(kMaxBlnqRuns) + ", got " +
                  std::to_string(c.runs)};
   if (c.budget < 1) return Error{"blnq: the budget must be at least 1 neighbour"};
+  if (!(c.time_limit_seconds >= 0)) return Error{"blnq: the time limit must be >= 0 seconds"};
   const auto start = std::chrono::steady_clock::now();
   BlnqResult r;
   r.n = c.n;
   r.budget = c.budget;
+  r.rule = c.rule;
   r.seed = c.seed;
   r.threads = resolve_threads(c.threads);
   r.runs.resize(c.runs);
   std::vector<Permutation> finals(c.runs);
   const auto n = static_cast<std::uint32_t>(c.n);
+  // The same stop signal as solve's attempts: the user's cancel and the deadline.
+  std::atomic<bool> timed_out{false};
+  detail::StopSignal stop;
+  stop.cancel = monitor ? &monitor->cancel : nullptr;
+  stop.has_deadline = c.time_limit_seconds > 0;
+  if (stop.has_deadline)
+    stop.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(std::min(c.time_limit_seconds, 1e9)));
+  stop.timed_out = &timed_out;
   // TBB runs at most the hardware's threads unless told otherwise (and warns on stderr in its
   // own words): --threads above the hardware is honoured, as in count and solve.
   tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
@@ -94,31 +153,41 @@ Expected<BlnqResult> run_blnq(const BlnqConfig& c, Monitor* monitor) {
   tbb::task_arena arena(r.threads);
   arena.execute([&] {
     tbb::parallel_for(std::uint64_t{0}, c.runs, [&](std::uint64_t k) {
-      if (monitor && monitor->cancel.load(std::memory_order_relaxed)) return;
-      r.runs[k] = blnq_run(n, c.budget, detail::mix_seed(c.seed, k), finals[k],
-                           monitor ? &monitor->cancel : nullptr);
+      // A run not started before the stop is not run at all.
+      if (timed_out.load(std::memory_order_relaxed) || stop.should_stop()) {
+        r.runs[k].stopped = true;
+        return;
+      }
+      r.runs[k] = blnq_run(n, c.budget, c.rule, detail::mix_seed(c.seed, k), finals[k], stop);
       if (!r.runs[k].success) Permutation().swap(finals[k]);  // keep only the solutions
     });
   });
   if (monitor && monitor->cancel.load()) return Error{"blnq: interrupted"};
+  if (timed_out.load()) r.status = BlnqStatus::time_limit;
   std::set<Permutation> seen;
+  MeanAndError initial, final_collisions, neighbours, improving;
   for (std::uint64_t k = 0; k < c.runs; ++k) {
     const BlnqRun& run = r.runs[k];
-    r.mean_initial += static_cast<double>(run.initial_collisions);
-    r.mean_final += static_cast<double>(run.final_collisions);
-    r.mean_neighbours += static_cast<double>(run.neighbours);
-    r.mean_improving += static_cast<double>(run.improving);
+    if (run.stopped) continue;
+    ++r.runs_done;
+    initial.add(static_cast<double>(run.initial_collisions));
+    final_collisions.add(static_cast<double>(run.final_collisions));
+    neighbours.add(static_cast<double>(run.neighbours));
+    improving.add(static_cast<double>(run.improving));
     if (!run.success) continue;
     ++r.successes;
     if (seen.insert(finals[k]).second) r.solutions.push_back(std::move(finals[k]));
   }
-  const auto runs = static_cast<double>(c.runs);
-  r.mean_initial /= runs;
-  r.mean_final /= runs;
-  r.mean_neighbours /= runs;
-  r.mean_improving /= runs;
-  r.success_rate = static_cast<double>(r.successes) / runs;
+  r.mean = {initial.mean(), final_collisions.mean(), neighbours.mean(), improving.mean()};
+  r.standard_error = {initial.standard_error(), final_collisions.standard_error(),
+                      neighbours.standard_error(), improving.standard_error()};
+  r.success_rate =
+      r.runs_done ? static_cast<double>(r.successes) / static_cast<double>(r.runs_done) : 0;
   r.distinct_solutions = r.solutions.size();
+  // Each run checked its own solution; the ones handed out are checked once more, as solve does.
+  r.verified = std::all_of(r.solutions.begin(), r.solutions.end(), [](const Permutation& p) {
+    return verify_solution(p.data(), p.size());
+  });
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }

@@ -96,6 +96,7 @@ const std::vector<Cmd>& table() {
         {"--modular", Kind::flag, ""},
         {"--ldpc", Kind::text, "1,2", false, "--modular"},
         {"--budget", Kind::text, "n2", false, "--method blnq"},
+        {"--budget-rule", Kind::word, "total", false, "--method blnq"},
         {"--runs", Kind::integer, "2", false, "--method blnq"},
         {"--json", Kind::flag, ""}}},
       {"table", {{"--n", Kind::integer, "8"}, {"--json", Kind::flag, ""}}},

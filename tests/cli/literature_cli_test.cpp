@@ -3,6 +3,7 @@
 // (perm and board formats, list --json, --perm spellings, the batch file).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -79,12 +80,141 @@ TEST(LiteratureCli, BlnqReportsStatisticsAndIsReproducible) {
   EXPECT_EQ(three["budget"], 48);
   const Outcome text = nqcount("solve --n 8 --method blnq --runs 3 --seed 1");
   ASSERT_EQ(text.status, 0);
-  EXPECT_EQ(lines_of(text.out).size(), 2u + 3u + 2u);
+  EXPECT_EQ(lines_of(text.out).size(), 2u + 3u + 3u);  // head, runs, mean, errors, success
   for (const char* bad :
        {"solve --n 8 --method blnq --budget x", "solve --n 8 --method blnq --budget 0",
         "solve --n 8 --budget n2", "solve --n 8 --runs 3", "solve --n 8 --method blnq --runs 0",
-        "solve --n 8 --method blnq --format board"})
+        "solve --n 8 --budget-rule total", "solve --n 8 --method blnq --budget-rule all",
+        "solve --n 8 --method blnq --format board", "solve --n 8 --method blnq --solutions 2",
+        "solve --n 8 --method blnq --time-limit -1"})
     expect_usage_error(bad);
+}
+
+TEST(LiteratureCli, BlnqBudgetRules) {
+  // The paper's rule (the default) lets a run go past L neighbours in all: the counter of
+  // failed tries goes back to 0 after every improving swap. `total` never does.
+  const std::string common = "solve --n 10 --method blnq --budget n2 --runs 50 --seed 2 --json";
+  const auto paper = nlohmann::json::parse(nqcount(common).out);
+  const auto total = nlohmann::json::parse(nqcount(common + " --budget-rule total").out);
+  EXPECT_EQ(paper["budget_rule"], "consecutive");
+  EXPECT_EQ(paper["budget_spec"], "n2");
+  EXPECT_EQ(total["budget_rule"], "total");
+  bool beyond = false;
+  for (std::size_t k = 0; k < 50; ++k) {
+    const auto& p = paper["per_run"][k];
+    const auto& t = total["per_run"][k];
+    EXPECT_EQ(p["initial_collisions"], t["initial_collisions"]);  // the same starts
+    EXPECT_LE(t["neighbours"].get<std::uint64_t>(), 100u);
+    if (!p["success"].get<bool>()) {
+      EXPECT_GE(p["neighbours"].get<std::uint64_t>(),
+                100u + p["improving_moves"].get<std::uint64_t>());
+    }
+    beyond = beyond || p["neighbours"].get<std::uint64_t>() > 100u;
+  }
+  EXPECT_TRUE(beyond);
+  EXPECT_GT(paper["mean"]["neighbours"].get<double>(), total["mean"]["neighbours"].get<double>());
+  // Standard errors of the four means come with them.
+  for (const char* key :
+       {"initial_collisions", "final_collisions", "neighbours", "improving_moves"}) {
+    EXPECT_GT(paper["standard_error"][key].get<double>(), 0) << key;
+    EXPECT_LT(paper["standard_error"][key].get<double>(), paper["mean"][key].get<double>()) << key;
+  }
+}
+
+TEST(LiteratureCli, BlnqWritesItsDistinctVerifiedSolutions) {
+  const std::string dir = temp_dir("blnq");
+  const std::string common = "solve --n 8 --method blnq --runs 300 --seed 7 --threads 2 ";
+  const auto stats = nlohmann::json::parse(nqcount(common + "--json").out);
+  const std::uint64_t distinct = stats["distinct_solutions"];
+  ASSERT_GT(distinct, 10u);
+  ASSERT_LT(distinct, stats["successes"].get<std::uint64_t>());  // repeats are written once
+
+  // perm: one line per distinct solution, each a solution; the report stays on stdout.
+  const std::string perm = dir + "/sol.txt";
+  const Outcome a = nqcount(common + "--output " + perm);
+  ASSERT_EQ(a.status, 0) << a.err;
+  EXPECT_NE(a.out.find("distinct solutions " + std::to_string(distinct)), std::string::npos);
+  std::set<std::vector<long long>> seen;
+  for (const std::string& line : lines_of(read_file(perm))) {
+    const auto p = numbers_of(line);
+    ASSERT_EQ(p.size(), 8u) << line;
+    EXPECT_TRUE(is_solution(p)) << line;
+    EXPECT_TRUE(seen.insert(p).second) << "written twice: " << line;
+  }
+  EXPECT_EQ(seen.size(), distinct);
+
+  // json: {"n":8,"solutions":[...]}, the same solutions; --json's record names the file.
+  const std::string json = dir + "/sol.json";
+  const Outcome b = nqcount(common + "--format json --json --output " + json);
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_EQ(nlohmann::json::parse(b.out)["output"], json);
+  EXPECT_EQ(nlohmann::json::parse(b.out)["verified"], true);
+  const auto file = nlohmann::json::parse(read_file(json));
+  EXPECT_EQ(file["n"], 8);
+  std::set<std::vector<long long>> from_json;
+  for (const auto& p : file["solutions"]) from_json.insert(p.get<std::vector<long long>>());
+  EXPECT_EQ(from_json, seen);
+
+  // board, to stdout: the solutions on stdout, the report on stderr.
+  const Outcome c = nqcount(common + "--format board --output -");
+  ASSERT_EQ(c.status, 0) << c.err;
+  EXPECT_EQ(static_cast<std::uint64_t>(std::count(c.out.begin(), c.out.end(), 'Q')), 8 * distinct);
+  EXPECT_NE(c.err.find("distinct solutions"), std::string::npos);
+
+  // A run with no success writes an empty list.
+  const std::string none = dir + "/none.json";
+  ASSERT_EQ(nqcount("solve --n 3 --method blnq --runs 2 --format json --output " + none).status, 0);
+  EXPECT_EQ(nlohmann::json::parse(read_file(none))["solutions"].size(), 0u);
+
+  for (const std::string& bad :
+       {common + "--format matrix --output " + dir + "/m.mtx", common + "--format json",
+        common + "--json --output -",
+        std::string("solve --n 300 --method blnq --format board --output -")})
+    expect_usage_error(bad);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/m.mtx"));
+}
+
+TEST(LiteratureCli, BlnqTimeLimitEndsLikeTheOtherMethods) {
+  // n = 3 has no solution and L = 10^12 failures in a row would take hours: the limit ends
+  // it as it ends solve's other methods: exit 1, "time limit ... nothing written", no file,
+  // and --json's record with "verified": false.
+  const std::string dir = temp_dir("blnq_limit");
+  const std::string file = dir + "/sol.txt";
+  const Outcome blnq = nqcount(
+      "solve --n 3 --method blnq --budget 1000000000000 --runs 4 --time-limit 0.2 --json "
+      "--output " +
+      file);
+  EXPECT_EQ(blnq.status, 1) << blnq.err;
+  EXPECT_NE(blnq.err.find("nqcount: time limit of 0.2 s reached"), std::string::npos) << blnq.err;
+  EXPECT_NE(blnq.err.find("nothing written"), std::string::npos) << blnq.err;
+  EXPECT_FALSE(std::filesystem::exists(file));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir),
+                          std::filesystem::directory_iterator{}),
+            0);
+  const auto j = nlohmann::json::parse(blnq.out);
+  EXPECT_EQ(j["status"], "time limit");
+  EXPECT_EQ(j["verified"], false);
+  EXPECT_EQ(j["runs"], 4);
+  EXPECT_EQ(j["runs_done"], 0);
+  EXPECT_GE(j["seconds"].get<double>(), 0.2);
+  // The same shape as another method's time limit.
+  const Outcome swap = nqcount("solve --n 200000 --method swap --time-limit 0.2 --json --output " +
+                               dir + "/swap.txt");
+  EXPECT_EQ(swap.status, blnq.status);
+  EXPECT_EQ(nlohmann::json::parse(swap.out)["verified"], false);
+  EXPECT_NE(swap.err.find("nqcount: time limit of 0.2 s reached"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/swap.txt"));
+  // Text mode: the message only.
+  const Outcome text =
+      nqcount("solve --n 3 --method blnq --budget 1000000000000 --runs 2 --time-limit 0.2");
+  EXPECT_EQ(text.status, 1);
+  EXPECT_TRUE(text.out.empty()) << text.out;
+  // A limit the runs finish within changes nothing.
+  const std::string common = "solve --n 12 --method blnq --runs 20 --seed 3 --json";
+  const auto limited = nlohmann::json::parse(nqcount(common + " --time-limit 60").out);
+  const auto unlimited = nlohmann::json::parse(nqcount(common).out);
+  EXPECT_EQ(limited["per_run"], unlimited["per_run"]);
+  EXPECT_FALSE(limited.contains("status"));
 }
 
 TEST(LiteratureCli, LdpcWritesACheckedMatrix) {

@@ -1,48 +1,142 @@
-// BLNQ (engine/solve/blnq.hpp): the statistics are consistent (success means 0 final
-// collisions, collisions never rise, improving moves <= neighbours <= budget, distinct <=
-// successes), runs are reproducible from the seed at any thread count, and a successful run's
-// permutation is a solution.
+// BLNQ (engine/solve/blnq.hpp): the paper's budget rule (L failed tries in a row, the counter
+// back to 0 after every kept swap) checked try by try against replays, the `total` variant
+// (L neighbours in all), consistent statistics and their standard errors, runs reproducible
+// from the seed at any thread count, verified solutions, and the time limit.
 #include "solve/blnq.hpp"
 
 #include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
 
 #include "solve/verify.hpp"
 
 namespace nq {
 namespace {
 
-TEST(Blnq, StatisticsAreConsistent) {
-  for (const std::int64_t n : {4, 8, 16, 50}) {
-    for (const std::uint64_t budget : {std::uint64_t(3 * n), std::uint64_t(n * n)}) {
-      BlnqConfig c;
-      c.n = n;
-      c.budget = budget;
-      c.runs = 40;
-      c.seed = 9;
-      c.threads = 2;
-      const auto r = run_blnq(c);
-      ASSERT_TRUE(r.ok()) << r.error().message;
-      std::uint64_t successes = 0;
-      for (const BlnqRun& run : r->runs) {
-        EXPECT_EQ(run.success, run.final_collisions == 0);
-        EXPECT_LE(run.final_collisions, run.initial_collisions);
-        EXPECT_LE(run.improving, run.neighbours);
-        EXPECT_LE(run.neighbours, budget);
-        // Every kept swap lowers the collisions by at least one.
-        EXPECT_LE(run.improving,
-                  static_cast<std::uint64_t>(run.initial_collisions - run.final_collisions));
-        // A run stops early only on success.
-        if (!run.success) {
-          EXPECT_EQ(run.neighbours, budget);
-        }
-        successes += run.success;
-      }
-      EXPECT_EQ(r->successes, successes);
-      EXPECT_LE(r->distinct_solutions, r->successes);
-      EXPECT_DOUBLE_EQ(r->success_rate, static_cast<double>(successes) / 40.0);
-      for (const Permutation& p : r->solutions) EXPECT_TRUE(verify_solution(p.data(), p.size()));
+// Improvements after the first b neighbours of run `seed`, for b = 0..steps: replays under the
+// total rule with budget b, which follow the same random sequence as any run of that seed.
+std::vector<std::uint64_t> improvements_by_prefix(std::uint32_t n, std::uint64_t seed,
+                                                  std::uint64_t steps) {
+  std::vector<std::uint64_t> out;
+  Permutation rows;
+  for (std::uint64_t b = 0; b <= steps; ++b)
+    out.push_back(blnq_run(n, b, BlnqBudgetRule::total, seed, rows).improving);
+  return out;
+}
+
+TEST(Blnq, ConsecutiveRuleEndsAfterExactlyLFailuresInARow) {
+  // n = 8, L = 6: tiny, so that many runs improve after their first L tries. Each run is
+  // replayed neighbour by neighbour to find where its improvements fell: no stretch of
+  // failures before the end reaches L, a failed run ends with exactly L failures in a row, a
+  // successful one on an improvement.
+  constexpr std::uint32_t n = 8;
+  constexpr std::uint64_t L = 6;
+  int beyond_budget = 0, failed_runs = 0;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    Permutation rows;
+    const BlnqRun run = blnq_run(n, L, BlnqBudgetRule::consecutive, seed, rows);
+    ASSERT_FALSE(run.stopped);
+    const auto imp = improvements_by_prefix(n, seed, run.neighbours);
+    ASSERT_EQ(imp.back(), run.improving) << seed;
+    std::uint64_t last_improvement = 0;  // neighbours examined up to the last kept swap
+    for (std::uint64_t t = 1; t <= run.neighbours; ++t) {
+      if (imp[t] == imp[t - 1]) continue;
+      EXPECT_LT(t - last_improvement - 1, L) << "seed " << seed << ": L failures before " << t;
+      last_improvement = t;
     }
+    if (run.success) {
+      EXPECT_EQ(last_improvement, run.neighbours) << seed;
+    } else {
+      EXPECT_EQ(run.neighbours - last_improvement, L) << seed;
+      ++failed_runs;
+    }
+    beyond_budget += run.neighbours > L;
+    EXPECT_TRUE(!run.success || verify_solution(rows.data(), n));
   }
+  // The reset is observable: runs examine more than L neighbours in all.
+  EXPECT_GT(beyond_budget, 10);
+  EXPECT_GT(failed_runs, 0);
+}
+
+TEST(Blnq, TotalRuleStopsAfterLNeighboursInAll) {
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    Permutation rows;
+    const BlnqRun run = blnq_run(16, 48, BlnqBudgetRule::total, seed, rows);
+    EXPECT_LE(run.neighbours, 48u);
+    if (!run.success) {
+      EXPECT_EQ(run.neighbours, 48u) << seed;
+    }
+    // The same seed under the paper's rule goes at least as far, and further whenever it kept
+    // a swap after its first L tries.
+    const BlnqRun paper = blnq_run(16, 48, BlnqBudgetRule::consecutive, seed, rows);
+    EXPECT_GE(paper.neighbours, run.neighbours);
+    EXPECT_GE(paper.improving, run.improving);
+  }
+  {
+    BlnqBudgetRule rule = BlnqBudgetRule::total;
+    EXPECT_TRUE(parse_blnq_budget_rule("consecutive", rule));
+    EXPECT_EQ(rule, BlnqBudgetRule::consecutive);
+    EXPECT_TRUE(parse_blnq_budget_rule("total", rule));
+    EXPECT_EQ(rule, BlnqBudgetRule::total);
+    EXPECT_FALSE(parse_blnq_budget_rule("all", rule));
+    EXPECT_EQ(BlnqConfig{}.rule, BlnqBudgetRule::consecutive);  // the paper's is the default
+  }
+}
+
+TEST(Blnq, StatisticsAreConsistent) {
+  for (const BlnqBudgetRule rule : {BlnqBudgetRule::consecutive, BlnqBudgetRule::total})
+    for (const std::int64_t n : {4, 8, 16, 50}) {
+      for (const std::uint64_t budget : {std::uint64_t(3 * n), std::uint64_t(n * n)}) {
+        BlnqConfig c;
+        c.n = n;
+        c.budget = budget;
+        c.runs = 40;
+        c.seed = 9;
+        c.threads = 2;
+        c.rule = rule;
+        const auto r = run_blnq(c);
+        ASSERT_TRUE(r.ok()) << r.error().message;
+        EXPECT_EQ(r->status, BlnqStatus::done);
+        EXPECT_EQ(r->runs_done, 40u);
+        std::uint64_t successes = 0;
+        double sum = 0, sum_squares = 0;
+        for (const BlnqRun& run : r->runs) {
+          EXPECT_FALSE(run.stopped);
+          EXPECT_EQ(run.success, run.final_collisions == 0);
+          EXPECT_LE(run.final_collisions, run.initial_collisions);
+          EXPECT_LE(run.improving, run.neighbours);
+          // Every kept swap lowers the collisions by at least one.
+          EXPECT_LE(run.improving,
+                    static_cast<std::uint64_t>(run.initial_collisions - run.final_collisions));
+          // A failed run spent its budget: all of it (total), or its last L tries (consecutive).
+          if (!run.success) {
+            if (rule == BlnqBudgetRule::total) {
+              EXPECT_EQ(run.neighbours, budget);
+            } else {
+              EXPECT_GE(run.neighbours, budget + run.improving);
+            }
+          }
+          if (rule == BlnqBudgetRule::total) {
+            EXPECT_LE(run.neighbours, budget);
+          }
+          successes += run.success;
+          const auto final_collisions = static_cast<double>(run.final_collisions);
+          sum += final_collisions;
+          sum_squares += final_collisions * final_collisions;
+        }
+        EXPECT_EQ(r->successes, successes);
+        EXPECT_LE(r->distinct_solutions, r->successes);
+        EXPECT_DOUBLE_EQ(r->success_rate, static_cast<double>(successes) / 40.0);
+        // The standard error of the mean: sample standard deviation / sqrt(runs).
+        const double mean = sum / 40;
+        const double variance = (sum_squares - 40 * mean * mean) / 39;
+        EXPECT_NEAR(r->mean.final_collisions, mean, 1e-9);
+        EXPECT_NEAR(r->standard_error.final_collisions, std::sqrt(variance / 40), 1e-9);
+        EXPECT_TRUE(r->verified);
+        for (const Permutation& p : r->solutions) EXPECT_TRUE(verify_solution(p.data(), p.size()));
+      }
+    }
 }
 
 TEST(Blnq, SmallBoardsSucceedSometimesWithBudgetNSquared) {
@@ -53,6 +147,7 @@ TEST(Blnq, SmallBoardsSucceedSometimesWithBudgetNSquared) {
   EXPECT_GT(r->successes, 0u);
   EXPECT_LT(r->successes, 500u);
   EXPECT_LE(r->distinct_solutions, 92u);  // Q(8)
+  EXPECT_GT(r->standard_error.final_collisions, 0);
 }
 
 TEST(Blnq, ReproducibleFromTheSeedAtAnyThreadCount) {
@@ -76,6 +171,39 @@ TEST(Blnq, ReproducibleFromTheSeedAtAnyThreadCount) {
   EXPECT_NE(other->runs[0].seed, a->runs[0].seed);
 }
 
+TEST(Blnq, TimeLimitStopsTheRuns) {
+  // n = 3 has no solution: with a budget of 10^12 failures in a row a run would go on for
+  // hours. The limit ends it; nothing it did counts.
+  const BlnqConfig c{.n = 3,
+                     .budget = 1'000'000'000'000ULL,
+                     .runs = 3,
+                     .seed = 1,
+                     .threads = 2,
+                     .time_limit_seconds = 0.2};
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = run_blnq(c);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->status, BlnqStatus::time_limit);
+  EXPECT_EQ(r->runs_done, 0u);
+  EXPECT_EQ(r->successes, 0u);
+  EXPECT_TRUE(r->solutions.empty());
+  for (const BlnqRun& run : r->runs) EXPECT_TRUE(run.stopped);
+  EXPECT_GE(seconds, 0.2);
+  EXPECT_LT(seconds, 5);
+  // A limit the runs finish within changes nothing.
+  const BlnqConfig quick{.n = 16, .budget = 256, .runs = 10, .seed = 4, .time_limit_seconds = 60};
+  BlnqConfig unlimited = quick;
+  unlimited.time_limit_seconds = 0;
+  const auto a = run_blnq(quick), b = run_blnq(unlimited);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->status, BlnqStatus::done);
+  EXPECT_EQ(a->runs_done, 10u);
+  EXPECT_EQ(a->solutions, b->solutions);
+  EXPECT_DOUBLE_EQ(a->mean.neighbours, b->mean.neighbours);
+}
+
 TEST(Blnq, RefusesBadConfigs) {
   BlnqConfig c;
   c.n = 0;
@@ -86,6 +214,9 @@ TEST(Blnq, RefusesBadConfigs) {
   EXPECT_FALSE(run_blnq(c).ok());
   c.budget = 10;
   c.runs = 0;
+  EXPECT_FALSE(run_blnq(c).ok());
+  c.runs = 1;
+  c.time_limit_seconds = -1;
   EXPECT_FALSE(run_blnq(c).ok());
 }
 
