@@ -31,8 +31,9 @@ enum class Kind {
   real,     // a decimal number
   word,     // one of a list of words
   path,     // a file name
-  text,     // free text parsed by the command (positions, sizes, budgets): no blanks
-  perm,     // a permutation, where blanks separate entries ('2 4 1 3', '(2, 4, 1, 3)')
+  text,     // free text parsed by the command (sizes, budgets): no blanks
+  perm,     // a list written as a permutation is, where blanks separate entries ('2 4 1 3',
+            // '(2, 4, 1, 3)'): --perm and edit's positions
   flag,     // no value: listed only to keep the table complete
 };
 
@@ -102,9 +103,9 @@ const std::vector<Cmd>& table() {
       {"orbit", {{"--perm", Kind::perm, "2,4,1,3", true}, {"--json", Kind::flag, ""}}},
       {"edit",
        {{"--perm", Kind::perm, "2,4,1,3", true},
-        {"--inc", Kind::text, "0.5,0.5"},
-        {"--del", Kind::text, "1,2"},
-        {"--mov", Kind::text, "1,2,0.5,0.5"},
+        {"--inc", Kind::perm, "0.5,0.5"},
+        {"--del", Kind::perm, "1,2"},
+        {"--mov", Kind::perm, "1,2,0.5,0.5"},
         {"--json", Kind::flag, ""}}},
       {"orbits",
        {{"--n", Kind::integer, "6", true},
