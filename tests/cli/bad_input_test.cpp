@@ -294,16 +294,18 @@ TEST(BadInputMessages, ControlCharactersAreEscapedInErrors) {
   const std::string evil = "'\x1b[31mred\x0bnext\nline'";  // single quotes: raw bytes to argv
   struct Case {
     std::string args, echoed;
+    long lines = 1;
   };
   for (const Case& c : std::vector<Case>{
            {"--kernel " + evil, "\\x1b[31mred\\x0bnext\\x0aline"},  // the parser (a choice)
            {"table " + evil, "\\x1b[31mred\\x0bnext\\x0aline"},     // the parser (an extra)
-           {"solve --batch " + batch, "12\\x1b[2J\\x7f"},           // a bad line of a file
-           {"orbit --perm " + evil, "\\x1b[31mred"}}) {             // a command's own check
+           // a bad line of a file: its line, then the batch's summary
+           {"solve --batch " + batch, "12\\x1b[2J\\x7f", 2},
+           {"orbit --perm " + evil, "\\x1b[31mred"}}) {  // a command's own check
     const Outcome r = nqcount(c.args);
     EXPECT_EQ(r.status, 2) << c.args << ": " << r.err;
     EXPECT_EQ(r.err.rfind("nqcount: error: ", 0), 0u) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), c.lines) << r.err;
     EXPECT_EQ(r.err.find_first_of("\x1b\x0b\x7f"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(c.echoed), std::string::npos) << r.err;
   }
