@@ -208,9 +208,10 @@ std::vector<OptionRow> option_table(Args& a) {
       {"solve", "--time-limit", &a.solve.time_limit,
        "give up after SEC seconds (exit 1); 0: no limit", std::pair{0LL, 1'000'000'000LL}},
       {"solve", "--batch", &a.solve.batch,
-       "read board sizes from FILE (any number per line, separated by blanks or commas; blank "
-       "lines, # comments and a byte-order mark allowed) and write one line per size, in order: "
-       "the solution, or 'no solution' (n = 2, 3)"},
+       "read board sizes from FILE (whole numbers as --n takes them, any number per line, "
+       "separated by blanks or commas; blank lines, # comments, a byte-order mark and CRLF "
+       "allowed) and write one line per size, in order: the solution, or 'no solution' (n = 2, "
+       "3); a bad entry is reported with its line and skipped, and the run then exits 2"},
       {"table", "-n,--n", &a.table.n, "print only this n", std::pair{1LL, 27LL}},
       {"table", "--json", &a.table.json, "print the table as JSON"},
       {"orbit",
