@@ -388,6 +388,34 @@ int report_failure(const SolveResult& r, const SolveConfig& c, const std::string
   return 0;
 }
 
+// The last line of a batch with bad entries: how many, on which lines, and what became of the
+// rest (`solved` good entries, written).
+std::string batch_summary(const std::string& name, const Batch& b, std::size_t solved = 0) {
+  constexpr std::size_t kLinesShown = 10;
+  std::string lines;
+  std::size_t shown = 0, last = 0;
+  for (const BatchEntryError& e : b.errors) {
+    if (e.line == last) continue;  // two bad entries on one line name it once
+    last = e.line;
+    if (shown++ == kLinesShown) {
+      lines += ", ...";
+      break;
+    }
+    lines += (lines.empty() ? "" : ", ") + std::to_string(e.line);
+  }
+  const std::size_t bad = b.errors.size();
+  const std::string head = "--batch '" + name + "': ";
+  if (solved == 0)
+    return head +
+           (bad == 1 ? "its one entry is not"
+                     : "none of its " + std::to_string(bad) + " entries is") +
+           " a board size (line" + (shown > 1 ? "s " : " ") + lines + "); nothing written";
+  return head + std::to_string(bad) + " of " + std::to_string(bad + solved) + " entries " +
+         (bad == 1 ? "is not a board size" : "are not board sizes") + " (line" +
+         (shown > 1 ? "s " : " ") + lines + "), skipped; the other " + std::to_string(solved) +
+         (solved == 1 ? " was" : " were") + " solved and written";
+}
+
 }  // namespace
 
 void write_solution_list(std::FILE* f, const std::string& format, std::int64_t n,
@@ -449,8 +477,9 @@ int run_solve(const SolveArgs& args) {
 
   std::vector<long long> sizes;
   std::string error;
+  Batch batch_file;  // a bad entry is reported and skipped; the good ones are solved
   if (batch) {
-    if (!read_batch(args.batch, sizes, error)) {
+    if (!read_batch(args.batch, batch_file, error)) {
       print_error(error);
       return 2;
     }
@@ -460,6 +489,12 @@ int run_solve(const SolveArgs& args) {
           "without --solutions");
       return 2;
     }
+    if (batch_file.sizes.empty()) {  // nothing to solve: no output file
+      for (const BatchEntryError& e : batch_file.errors) print_error(e.message);
+      print_error(batch_summary(args.batch, batch_file));
+      return 2;
+    }
+    sizes = std::move(batch_file.sizes);
   } else {
     sizes.push_back(args.n);
   }
@@ -496,6 +531,9 @@ int run_solve(const SolveArgs& args) {
   const bool json_to_stdout = args.json;
   // With --json and no --output, stdout carries the record (which holds the solution).
   const bool write_formatted = !(args.json && args.output.empty());
+
+  // The bad entries, each on its line, before the work; the summary after it.
+  for (const BatchEntryError& e : batch_file.errors) print_error(e.message);
 
   Monitor monitor;
   SignalScope signals(monitor);
@@ -572,6 +610,12 @@ int run_solve(const SolveArgs& args) {
         all.push_back(one);
       }
       nlohmann::json j{{"batch", args.batch}, {"runs", all}};
+      if (!batch_file.errors.empty()) {
+        nlohmann::json bad = nlohmann::json::array();
+        for (const BatchEntryError& e : batch_file.errors)
+          bad.push_back({{"line", e.line}, {"message", e.message}});
+        j["bad_entries"] = bad;
+      }
       if (!args.output.empty() && args.output != "-") j["output"] = args.output;
       std::cout << j.dump() << "\n";
     } else {
@@ -579,6 +623,11 @@ int run_solve(const SolveArgs& args) {
       std::cout << record(r, inline_solution && r.n <= kRecordSolutionMaxN, args.output).dump()
                 << "\n";
     }
+  }
+  if (!batch_file.errors.empty()) {
+    std::cout.flush();  // the record first, then the line that says the batch had bad entries
+    print_error(batch_summary(args.batch, batch_file, sizes.size()));
+    return 2;
   }
   return 0;
 }

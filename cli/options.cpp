@@ -1,7 +1,6 @@
 #include "cli/options.hpp"
 
 #include <CLI/CLI.hpp>
-#include <charconv>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
@@ -10,6 +9,7 @@
 
 #include "algebra/dp.hpp"
 #include "algebra/orbits.hpp"
+#include "cli/numbers.hpp"
 #include "common/types.hpp"
 #include "count/count.hpp"
 #include "kernels/kernels.hpp"
@@ -217,16 +217,18 @@ std::vector<OptionRow> option_table(Args& a) {
       {"solve", "--time-limit", &a.solve.time_limit,
        "give up after SEC seconds (exit 1); 0: no limit", std::pair{0LL, 1'000'000'000LL}},
       {"solve", "--batch", &a.solve.batch,
-       "read board sizes from FILE (any number per line, separated by blanks or commas; blank "
-       "lines, # comments and a byte-order mark allowed) and write one line per size, in order: "
-       "the solution, or 'no solution' (n = 2, 3)"},
+       "read board sizes from FILE (whole numbers as --n takes them, any number per line, "
+       "separated by blanks or commas; blank lines, # comments, a byte-order mark and CRLF "
+       "allowed) and write one line per size, in order: the solution, or 'no solution' (n = 2, "
+       "3); a bad entry is reported with its line and skipped, and the run then exits 2"},
       {"table", "-n,--n", &a.table.n, "print only this n", std::pair{1LL, 27LL}},
       {"table", "--json", &a.table.json, "print the table as JSON"},
       {"orbit",
        "-p,--perm",
        &a.orbit.perm,
        "the permutation, 1-based: p_i is the row of the queen in column i; separated by commas "
-       "or spaces, optionally in parentheses: 2,4,1,3 or '2 4 1 3' or '(2, 4, 1, 3)'",
+       "or spaces, optionally in parentheses or brackets: 2,4,1,3 or '2 4 1 3' or '(2, 4, 1, 3)' "
+       "or [2,4,1,3]",
        std::nullopt,
        {},
        true},
@@ -239,10 +241,13 @@ std::vector<OptionRow> option_table(Args& a) {
        {},
        true},
       {"edit", "--inc", &a.edit.inc,
-       "R,C: add a queen in the gaps R and C (half-integers 0.5 .. n+0.5)"},
-      {"edit", "--del", &a.edit.del, "R,C: remove the queen at row R, column C (whole numbers)"},
+       "R,C: add a queen in the gaps R and C (half-integers 0.5 .. n+0.5; .5 is 0.5); written as "
+       "--perm is: 0.5,0.5 or '0.5 0.5' or '(0.5, 0.5)' or [0.5,0.5]"},
+      {"edit", "--del", &a.edit.del,
+       "R,C: remove the queen at row R, column C (whole numbers), written as --inc is"},
       {"edit", "--mov", &a.edit.mov,
-       "R,C,R2,C2: move the queen at (R, C) to the gaps (R2, C2), given before any change"},
+       "R,C,R2,C2: move the queen at (R, C) to the gaps (R2, C2), given before any change; "
+       "written as --inc is"},
       {"edit", "--json", &a.edit.json, "print the result as one JSON object"},
       board_size("orbits", &a.orbits.n, 1, kMaxOrbitsN),
       {"orbits",
@@ -383,9 +388,14 @@ std::vector<OptionRow> option_table(Args& a) {
 namespace {
 
 // Numbers are written in decimal and nothing else: CLI11 alone reads 010 as octal 8, 0x8 as hex
-// and ' 5' as 5. Whole numbers: digits, no sign, no leading zero (a lone 0 is fine); real
-// numbers: digits with an optional fraction and exponent (2.5, 1.5e-05: JSON's own numbers).
+// and ' 5' as 5. Whole numbers: read_whole's rule (cli/numbers.hpp), the one the --batch file
+// and --perm follow too; real numbers: digits with an optional fraction and exponent (2.5,
+// 1.5e-05: JSON's own numbers).
 bool strict_decimal(const std::string& text, bool fraction) {
+  if (!fraction) {
+    std::uint64_t value = 0;
+    return read_whole(text, value, ~std::uint64_t{0}) != WholeNumber::not_decimal;
+  }
   std::size_t i = 0;
   while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
   if (i == 0 || (i > 1 && text[0] == '0')) return false;
@@ -408,18 +418,17 @@ CLI::Validator decimal_validator(bool fraction) {
   return CLI::Validator(
       [fraction](std::string& text) -> std::string {
         if (strict_decimal(text, fraction)) {
-          // A number must fit: a whole one in 64 bits (CLI11 would take 99999999999999999999
+          // A number must fit: a whole one in 63 bits (CLI11 would take 99999999999999999999
           // as the largest), a real one in a double (1e999 is no time or fraction).
-          long long value = 0;
+          std::uint64_t value = 0;
           if (fraction ? std::isfinite(std::strtod(text.c_str(), nullptr))
-                       : std::from_chars(text.data(), text.data() + text.size(), value).ec ==
-                             std::errc{})
+                       : read_whole(text, value, LLONG_MAX) == WholeNumber::ok)
             return "";
           return "'" + text + "' is too large";
         }
         return "'" + text + "' is not a " +
                (fraction ? "decimal number (digits, an optional fraction and exponent: 2.5, 1e-05)"
-                         : "whole decimal number (digits only, no sign, no leading zero)");
+                         : std::string("whole decimal number (") + kWholeNumberRule + ")");
       },
       "");
 }

@@ -4,26 +4,20 @@
 #include <utility>
 #include <vector>
 
+#include "cli/numbers.hpp"
 #include "cli/output.hpp"
 #include "common/types.hpp"
 
 namespace nq::cli {
 namespace {
 
+// How a list may be written (split_entries), for the messages that refuse one.
+constexpr const char* kListNotations =
+    "separated by commas or blanks, optionally in parentheses or brackets";
+
 // The user's text, shortened for an error line.
 std::string quoted(const std::string& s) {
   return "'" + (s.size() <= 40 ? s : s.substr(0, 37) + "...") + "'";
-}
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> parts(1);
-  for (char ch : s) {
-    if (ch == ',')
-      parts.emplace_back();
-    else
-      parts.back().push_back(ch);  // a blank too: "2, 1" is no position pair
-  }
-  return parts;
 }
 
 bool is_blank(char ch) {
@@ -37,12 +31,15 @@ std::string trimmed(const std::string& s) {
   return s.substr(b, e - b);
 }
 
-// The entries of a permutation as typed: "2,4,1,3", "2 4 1 3" or the paper's "(2, 4, 1, 3)".
-// With a comma anywhere, the commas separate (blanks around an entry are dropped, so
-// "2, 4" works and "2,,4" has an empty entry); without one, runs of blanks do.
+// The entries of a list as typed, a permutation's or an operator's positions alike: "2,4,1,3",
+// "2 4 1 3", the paper's "(2, 4, 1, 3)" or the JSON array the commands print, "[2,4,1,3]".
+// With a comma anywhere, the commas separate (blanks around an entry are dropped, so "2, 4"
+// works and "2,,4" has an empty entry); without one, runs of blanks do.
 std::vector<std::string> split_entries(const std::string& text) {
   std::string s = trimmed(text);
-  if (s.size() >= 2 && s.front() == '(' && s.back() == ')') s = trimmed(s.substr(1, s.size() - 2));
+  if (s.size() >= 2 &&
+      ((s.front() == '(' && s.back() == ')') || (s.front() == '[' && s.back() == ']')))
+    s = trimmed(s.substr(1, s.size() - 2));
   std::vector<std::string> parts;
   if (s.find(',') != std::string::npos) {
     std::string part;
@@ -70,12 +67,12 @@ std::vector<std::string> split_entries(const std::string& text) {
   return parts;
 }
 
-// A whole number of at most 9 digits (an int), written as parse_decimal wants it.
-bool whole(const std::string& s, int& value) {
+// A whole number of at most 9 digits (an int), in read_whole's form.
+WholeNumber whole(const std::string& s, int& value) {
   std::uint64_t v = 0;
-  if (!parse_decimal(s, v, 999999999)) return false;
-  value = static_cast<int>(v);
-  return true;
+  const WholeNumber read = read_whole(s, v, 999999999);
+  if (read == WholeNumber::ok) value = static_cast<int>(v);
+  return read;
 }
 
 }  // namespace
@@ -89,18 +86,16 @@ Expected<Perm> parse_perm(const std::string& text) {
   Perm p(parts.size());
   std::vector<char> seen(parts.size(), 0);
   for (int i = 0; i < n; ++i) {
-    const bool digits = !parts[i].empty() && parts[i][0] != '0' &&
-                        parts[i].find_first_not_of("0123456789") == std::string::npos;
     int v = 0;
-    if (digits && !whole(parts[i], v))  // too many digits for an int
+    const WholeNumber read = whole(parts[i], v);
+    if (read == WholeNumber::out_of_range)  // too many digits for an int
       return Error{what + ": " + quoted(parts[i]) + " is out of range; the rows are 1.." +
                    std::to_string(n)};
-    if (!whole(parts[i], v))
+    if (read != WholeNumber::ok)
       return Error{what + ": entry " + std::to_string(i + 1) + " " + quoted(parts[i]) +
-                   " is not a whole number (decimal digits, no leading zero); expected the rows "
-                   "1.." +
-                   std::to_string(n) +
-                   " separated by commas or spaces, e.g. 2,4,1,3 or 2 4 1 3 or (2, 4, 1, 3)"};
+                   " is not a whole number (" + kWholeNumberRule + "); expected the rows 1.." +
+                   std::to_string(n) + " " + kListNotations +
+                   ", e.g. 2,4,1,3 or '2 4 1 3' or '(2, 4, 1, 3)' or [2,4,1,3]"};
     if (v < 1 || v > n)
       return Error{what + ": " + std::to_string(v) + " is out of range; a permutation of " +
                    std::to_string(n) + " entries uses the rows 1.." + std::to_string(n)};
@@ -113,28 +108,32 @@ Expected<Perm> parse_perm(const std::string& text) {
   return p;
 }
 
-// "0.5" -> 1, "3" -> 6: a position in the paper's coordinates, doubled.
+// "0.5" (or ".5") -> 1, "3" -> 6: a position in the paper's coordinates, doubled.
 Expected<int> parse_position(const std::string& token, const std::string& what) {
   const std::size_t dot = token.find('.');
   const std::string whole_part = token.substr(0, dot);
   const std::string frac = dot == std::string::npos ? "" : token.substr(dot + 1);
   int value = 0;
-  const bool ok = whole_part.size() <= 8 && whole(whole_part, value) &&
-                  (dot == std::string::npos || frac == "5");
+  const bool half = dot != std::string::npos && frac == "5";
+  const bool ok = (half && whole_part.empty()) ||  // ".5": 0.5
+                  (whole_part.size() <= 8 && whole(whole_part, value) == WholeNumber::ok &&
+                   (dot == std::string::npos || half));
   if (!ok)
     return Error{what + ": " + quoted(token) +
-                 " is not a position; expected a whole number (a queen's row or column) or a "
-                 "half-integer such as 0.5 (a gap), in decimal digits"};
-  return 2 * value + (frac == "5" ? 1 : 0);
+                 " is not a position; expected a whole number (a queen's row or column; " +
+                 kWholeNumberRule + ") or a half-integer (a gap: 0.5 or .5, 1.5, ...)"};
+  return 2 * value + (half ? 1 : 0);
 }
 
 Expected<std::vector<int>> parse_positions(const std::string& text, std::size_t count,
                                            const std::string& flag) {
   const std::string what = flag + " " + quoted(text);
-  const std::vector<std::string> parts = split_commas(text);
+  const std::vector<std::string> parts = split_entries(text);
   if (parts.size() != count)
-    return Error{what + ": expected " + std::to_string(count) + " comma-separated positions (" +
-                 (count == 2 ? "R,C" : "R,C,R2,C2") + ")"};
+    return Error{what + ": expected " + std::to_string(count) + " positions (" +
+                 (count == 2 ? "R,C" : "R,C,R2,C2") + ") " + kListNotations +
+                 (count == 2 ? ", e.g. 0.5,0.5 or '0.5 0.5' or '(0.5, 0.5)'"
+                             : ", e.g. 4,2,0.5,0.5 or '4 2 .5 .5' or '(4, 2, 0.5, 0.5)'")};
   std::vector<int> out;
   for (const std::string& s : parts) {
     auto v = parse_position(s, what);

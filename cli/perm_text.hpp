@@ -15,13 +15,17 @@
 
 namespace nq::cli {
 
-// "2,4,1,3", "2 4 1 3" or "(2, 4, 1, 3)" -> {1, 3, 0, 2}: 1-based rows in, 0-based out,
-// checked to be a permutation.
+// "2,4,1,3", "2 4 1 3", "(2, 4, 1, 3)" or "[2,4,1,3]" -> {1, 3, 0, 2}: 1-based rows in, 0-based
+// out, checked to be a permutation. The entries are separated by commas (blanks around them
+// dropped) or, without a comma, by blanks; one pair of parentheses or brackets may enclose them.
+// Each is a whole number (cli/numbers.hpp).
 Expected<Perm> parse_perm(const std::string& text);
 // The --perm argument of orbit and edit: parsed, or nothing once the error is printed (the
 // command then exits 2).
 std::optional<Perm> perm_argument(const std::string& text);
-// `count` comma-separated positions of `flag` (e.g. --inc 0.5,0.5), each doubled: "0.5" -> 1.
+// `count` positions of `flag` (e.g. --inc 0.5,0.5), written in every notation parse_perm takes
+// ("0.5 0.5", "(0.5, 0.5)", "[0.5,0.5]"), each a whole number or a half-integer ("1.5"; "0.5"
+// may be written ".5"), doubled: "0.5" -> 1, "3" -> 6.
 Expected<std::vector<int>> parse_positions(const std::string& text, std::size_t count,
                                            const std::string& flag);
 // A doubled position back in the paper's coordinates: 1 -> "0.5", 6 -> "3".

@@ -98,6 +98,52 @@ TEST(AlgebraCli, EditAppliesIncDelMov) {
   EXPECT_NE(text.out.find("a solution"), std::string::npos);
 }
 
+// Issue #47 item 4: --inc, --del and --mov take every notation --perm takes (one parser):
+// commas, commas with blanks, blanks alone, parentheses, brackets, and ".5" for 0.5.
+TEST(AlgebraCli, EditPositionsTakeEveryNotationOfPerm) {
+  struct Notation {
+    std::string perm, inc, del, mov;
+  };
+  const std::vector<Notation> notations{
+      {"2,4,1,3", "0.5,0.5", "1,1", "4,2,0.5,0.5"},
+      {"'2, 4, 1, 3'", "'0.5, 0.5'", "'1, 1'", "'4, 2, 0.5, 0.5'"},
+      {"'2 4 1 3'", "'0.5 0.5'", "'1 1'", "'4 2 0.5 0.5'"},
+      {"'  2\t4  1 3 '", "'  0.5\t0.5 '", "' 1\t 1 '", "' 4 2\t0.5  0.5 '"},
+      {"'(2, 4, 1, 3)'", "'(0.5, 0.5)'", "'(1, 1)'", "'(4, 2, 0.5, 0.5)'"},
+      {"'(2 4 1 3)'", "'(0.5 0.5)'", "'(1 1)'", "'(4 2 0.5 0.5)'"},
+      {"'[2,4,1,3]'", "'[0.5,0.5]'", "'[1,1]'", "'[4,2,0.5,0.5]'"},
+      {"'[ 2, 4, 1, 3 ]'", "'[ .5, .5 ]'", "'[ 1, 1 ]'", "'[ 4, 2, .5, .5 ]'"},
+      {"2,4,1,3", ".5,.5", "1,1", "4,2,.5,.5"},
+  };
+  for (const Notation& n : notations) {
+    // --perm takes it (the reference), and each operator the same notation.
+    const Outcome perm = nqcount("orbit --perm " + n.perm + " --json");
+    ASSERT_EQ(perm.status, 0) << n.perm << ": " << perm.err;
+    const Outcome inc = nqcount("edit --perm " + n.perm + " --inc " + n.inc + " --json");
+    ASSERT_EQ(inc.status, 0) << n.inc << ": " << inc.err;
+    EXPECT_EQ(nlohmann::json::parse(inc.out)["result"], nlohmann::json({1, 3, 5, 2, 4})) << n.inc;
+    EXPECT_EQ(nlohmann::json::parse(inc.out)["operation"], "Inc(0.5, 0.5)") << n.inc;
+    const Outcome del = nqcount("edit --perm '(1 3 5 2 4)' --del " + n.del + " --json");
+    ASSERT_EQ(del.status, 0) << n.del << ": " << del.err;
+    EXPECT_EQ(nlohmann::json::parse(del.out)["result"], nlohmann::json({2, 4, 1, 3})) << n.del;
+    const Outcome mov = nqcount("edit --perm " + n.perm + " --mov " + n.mov + " --json");
+    ASSERT_EQ(mov.status, 0) << n.mov << ": " << mov.err;
+    EXPECT_EQ(nlohmann::json::parse(mov.out)["result"], nlohmann::json({1, 3, 2, 4})) << n.mov;
+  }
+  // What --perm refuses, the positions refuse too: mixed separators inside an entry, an empty
+  // entry, unmatched brackets, leading zeros, signs; and a position is a whole number or one
+  // ending in .5, nothing else.
+  for (const char* bad : {"'0.5, 0.5 0.5'", "0.5,,0.5", "'(0.5, 0.5]'", "'(0.5, 0.5'", "01,0.5",
+                          "00.5,0.5", "-0.5,0.5", "+0.5,0.5", "0.50,0.5", "0.5.5,0.5", ".,0.5",
+                          "'0.5 0.5 0.5'", "'()'", "'[]'"}) {
+    const std::string args = std::string("edit --perm 2,4,1,3 --inc ") + bad;
+    expect_usage_error(args);
+    EXPECT_NE(nqcount(args).err.find("--inc"), std::string::npos) << args;
+  }
+  for (const char* p : {"'2, 4 1 3'", "'(2,4,1,3]'", "'[2,4,1,3'", "02,4,1,3"})
+    expect_usage_error(std::string("orbit --perm ") + p);
+}
+
 TEST(AlgebraCli, OrbitsListsEveryOrbit) {
   for (int n = 1; n <= 10; ++n) {
     const Outcome r = nqcount("orbits --n " + std::to_string(n) + " --json");

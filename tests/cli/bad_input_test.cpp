@@ -31,8 +31,9 @@ enum class Kind {
   real,     // a decimal number
   word,     // one of a list of words
   path,     // a file name
-  text,     // free text parsed by the command (positions, sizes, budgets): no blanks
-  perm,     // a permutation, where blanks separate entries ('2 4 1 3', '(2, 4, 1, 3)')
+  text,     // free text parsed by the command (sizes, budgets): no blanks
+  perm,     // a list written as a permutation is, where blanks separate entries ('2 4 1 3',
+            // '(2, 4, 1, 3)'): --perm and edit's positions
   flag,     // no value: listed only to keep the table complete
 };
 
@@ -103,9 +104,9 @@ const std::vector<Cmd>& table() {
       {"orbit", {{"--perm", Kind::perm, "2,4,1,3", true}, {"--json", Kind::flag, ""}}},
       {"edit",
        {{"--perm", Kind::perm, "2,4,1,3", true},
-        {"--inc", Kind::text, "0.5,0.5"},
-        {"--del", Kind::text, "1,2"},
-        {"--mov", Kind::text, "1,2,0.5,0.5"},
+        {"--inc", Kind::perm, "0.5,0.5"},
+        {"--del", Kind::perm, "1,2"},
+        {"--mov", Kind::perm, "1,2,0.5,0.5"},
         {"--json", Kind::flag, ""}}},
       {"orbits",
        {{"--n", Kind::integer, "6", true},
@@ -294,16 +295,18 @@ TEST(BadInputMessages, ControlCharactersAreEscapedInErrors) {
   const std::string evil = "'\x1b[31mred\x0bnext\nline'";  // single quotes: raw bytes to argv
   struct Case {
     std::string args, echoed;
+    long lines = 1;
   };
   for (const Case& c : std::vector<Case>{
            {"--kernel " + evil, "\\x1b[31mred\\x0bnext\\x0aline"},  // the parser (a choice)
            {"table " + evil, "\\x1b[31mred\\x0bnext\\x0aline"},     // the parser (an extra)
-           {"solve --batch " + batch, "12\\x1b[2J\\x7f"},           // a bad line of a file
-           {"orbit --perm " + evil, "\\x1b[31mred"}}) {             // a command's own check
+           // a bad line of a file: its line, then the batch's summary
+           {"solve --batch " + batch, "12\\x1b[2J\\x7f", 2},
+           {"orbit --perm " + evil, "\\x1b[31mred"}}) {  // a command's own check
     const Outcome r = nqcount(c.args);
     EXPECT_EQ(r.status, 2) << c.args << ": " << r.err;
     EXPECT_EQ(r.err.rfind("nqcount: error: ", 0), 0u) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), c.lines) << r.err;
     EXPECT_EQ(r.err.find_first_of("\x1b\x0b\x7f"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(c.echoed), std::string::npos) << r.err;
   }

@@ -352,7 +352,15 @@ TEST(LiteratureCli, BatchTakesManyPerLineABomAndReportsNoSolution) {
     std::ofstream f(file, std::ios::binary);
     f << "8 x 5\n";
   }
-  expect_usage_error("solve --batch " + file);
+  // A bad entry among good ones on a line: reported with its line, the others solved.
+  const Outcome bad = nqcount("solve --batch " + file + " --seed 1");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.err.rfind("nqcount: error: " + file + ":1: 'x' is not a board size", 0), 0u)
+      << bad.err;
+  const std::vector<std::string> good = lines_of(bad.out);
+  ASSERT_EQ(good.size(), 2u);
+  EXPECT_EQ(numbers_of(good[0]).size(), 8u);
+  EXPECT_EQ(numbers_of(good[1]).size(), 5u);
 }
 
 }  // namespace

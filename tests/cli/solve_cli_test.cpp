@@ -1,6 +1,7 @@
 // `nqcount solve` run as a user runs it: formats, files, exit codes, one-line errors.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -272,18 +273,25 @@ TEST(SolveCli, BatchWritesOneLinePerN) {
   // To stdout, the same lines.
   EXPECT_EQ(nqcount("solve --batch " + (dir / "sizes.txt").string() + " --seed 3").out, read(out));
 
-  // A bad line: its number in the message, exit 2, and no output file.
+  // A bad line: its number in the message, exit 2, and the good lines written all the same.
   {
     std::ofstream b(dir / "bad.txt");
     b << "8\n# fine\n12x\n10\n";
   }
-  const fs::path none = dir / "none.txt";
+  const fs::path good = dir / "good.txt";
   const Outcome bad =
-      nqcount("solve --batch " + (dir / "bad.txt").string() + " --output " + none.string());
+      nqcount("solve --batch " + (dir / "bad.txt").string() + " --output " + good.string());
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("bad.txt:3:"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("12x"), std::string::npos) << bad.err;
-  EXPECT_FALSE(fs::exists(none));
+  std::istringstream good_lines(read(good));
+  std::vector<std::size_t> good_sizes;
+  for (std::string line; std::getline(good_lines, line);) {
+    EXPECT_TRUE(is_solution(numbers(line))) << line;
+    good_sizes.push_back(numbers(line).size());
+  }
+  EXPECT_EQ(good_sizes, (std::vector<std::size_t>{8, 10}));
+  const fs::path none = dir / "none.txt";
   // A size with no solution is a "no solution" line; the batch goes on.
   {
     std::ofstream b(dir / "three.txt");
@@ -301,7 +309,171 @@ TEST(SolveCli, BatchWritesOneLinePerN) {
   EXPECT_EQ(got[1], "no solution");
   EXPECT_TRUE(is_solution(numbers(got[2])));
   EXPECT_FALSE(fs::exists(none));
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 5);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 6);
+}
+
+// The solutions a batch wrote, one line each: the size of each, after checking it is one.
+std::vector<std::size_t> solved_sizes(const std::string& text) {
+  std::istringstream lines(text);
+  std::vector<std::size_t> sizes;
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_TRUE(is_solution(numbers(line))) << line;
+    sizes.push_back(numbers(line).size());
+  }
+  return sizes;
+}
+
+std::size_t lines_in(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// Issue #47 item 3: a batch solves every good entry, reports every bad one as FILE:LINE: on
+// stderr, ends with one summary line and exits 2; to stdout, to --output and in --json alike.
+TEST(SolveCli, BatchSolvesEveryGoodEntryAndReportsEveryBadOne) {
+  const fs::path dir = temp_dir("batch-bad");
+  const std::string file = (dir / "sizes.txt").string();
+  std::ofstream(file) << "8\nabc\n6\n-5\n10\n";
+  const std::vector<std::size_t> good{8, 6, 10};
+  auto expect_report = [&](const Outcome& r) {
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_EQ(lines_in(r.err), 3u) << r.err;  // two bad entries and the summary
+    EXPECT_EQ(r.err.rfind("nqcount: error: " + file + ":2: 'abc' is not a board size", 0), 0u)
+        << r.err;
+    EXPECT_NE(r.err.find("nqcount: error: " + file + ":4: '-5' is not a board size"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("2 of 5 entries are not board sizes (lines 2, 4)"), std::string::npos)
+        << r.err;
+  };
+  const Outcome to_stdout = nqcount("solve --batch " + file + " --seed 4");
+  expect_report(to_stdout);
+  EXPECT_EQ(solved_sizes(to_stdout.out), good);
+
+  const fs::path out = dir / "out.txt";
+  const Outcome to_file = nqcount("solve --batch " + file + " --seed 4 --output " + out.string());
+  expect_report(to_file);
+  EXPECT_TRUE(to_file.out.empty());
+  EXPECT_EQ(read(out), to_stdout.out);
+
+  const Outcome json = nqcount("solve --batch " + file + " --seed 4 --json");
+  expect_report(json);
+  const auto j = nlohmann::json::parse(json.out);
+  ASSERT_EQ(j["runs"].size(), 3u);
+  for (std::size_t k = 0; k < good.size(); ++k) {
+    EXPECT_EQ(j["runs"][k]["n"], good[k]);
+    EXPECT_EQ(j["runs"][k]["verified"], true);
+    std::vector<long long> p;
+    for (const auto& v : j["runs"][k]["solution"]) p.push_back(v.get<long long>());
+    EXPECT_TRUE(is_solution(p)) << k;
+  }
+  ASSERT_EQ(j["bad_entries"].size(), 2u);
+  EXPECT_EQ(j["bad_entries"][0]["line"], 2);
+  EXPECT_EQ(j["bad_entries"][1]["line"], 4);
+
+  // Nothing but bad entries: every one reported, nothing written, no output file.
+  std::ofstream(file) << "x\n\n-1, 0\n";
+  const fs::path none = dir / "none.txt";
+  const Outcome all_bad = nqcount("solve --batch " + file + " --output " + none.string());
+  EXPECT_EQ(all_bad.status, 2);
+  EXPECT_EQ(lines_in(all_bad.err), 4u) << all_bad.err;
+  EXPECT_NE(all_bad.err.find("none of its 3 entries is a board size (lines 1, 3); nothing written"),
+            std::string::npos)
+      << all_bad.err;
+  EXPECT_TRUE(all_bad.out.empty());
+  EXPECT_FALSE(fs::exists(none));
+}
+
+// Each kind of bad entry, with its reason; numbers follow --n's rule (010 is refused by both,
+// in the same words).
+TEST(SolveCli, BatchNamesEachKindOfBadEntry) {
+  const std::string file = temp_path("kinds.txt");
+  struct Case {
+    std::string entry, reason;
+  };
+  const std::string not_decimal =
+      "is not a board size: not a whole decimal number (digits only, no sign, no leading zero)";
+  const std::string range = "is not a board size: out of range; board sizes are 1..2000000000";
+  for (const Case& c : std::vector<Case>{{"abc", not_decimal},
+                                         {"12x", not_decimal},
+                                         {"-5", not_decimal},
+                                         {"+5", not_decimal},
+                                         {"010", not_decimal},
+                                         {"0x8", not_decimal},
+                                         {"8.0", not_decimal},
+                                         {"0", range},
+                                         {"2000000001", range},
+                                         {"99999999999999999999999", range}}) {
+    std::ofstream(file) << "4\n" << c.entry << "\n";
+    const Outcome r = nqcount("solve --batch " + file + " --seed 1");
+    EXPECT_EQ(r.status, 2) << c.entry;
+    EXPECT_EQ(r.err.rfind("nqcount: error: " + file + ":2: '" + c.entry + "' " + c.reason, 0), 0u)
+        << r.err;
+    EXPECT_EQ(lines_in(r.err), 2u) << r.err;
+    EXPECT_EQ(solved_sizes(r.out), std::vector<std::size_t>{4}) << c.entry;
+  }
+  // --n says the same of 010.
+  EXPECT_NE(nqcount("solve --n 010")
+                .err.find("not a whole decimal number (digits only, no sign, no leading zero)"),
+            std::string::npos);
+  // The largest size is a size (not solved here: it is read, and refused for stdout only).
+  std::ofstream(file) << "2000000000\n";
+  const Outcome top = nqcount("solve --batch " + file);
+  EXPECT_EQ(top.status, 2);
+  EXPECT_EQ(lines_in(top.err), 1u) << top.err;
+  EXPECT_NE(top.err.find("give --output FILE"), std::string::npos) << top.err;
+}
+
+// What the reader forgives, and says so in docs/solve.md: empty and blank lines, # comments, a
+// UTF-8 byte-order mark at the start, CRLF line ends, commas and blanks between sizes.
+TEST(SolveCli, BatchSkipsEmptyLinesCommentsABomAndCrlf) {
+  const std::string file = temp_path("forgiving.txt");
+  {
+    std::ofstream f(file, std::ios::binary);
+    f << "\xEF\xBB\xBF# sizes\r\n8\r\n\r\n\n   \t\n6, 5 # two more\r\n#10\n1";
+  }
+  const Outcome r = nqcount("solve --batch " + file + " --seed 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_EQ(solved_sizes(r.out), (std::vector<std::size_t>{8, 6, 5, 1}));
+  // A byte-order mark anywhere else is no blank: the entry it starts is bad.
+  {
+    std::ofstream f(file, std::ios::binary);
+    f << "8\n\xEF\xBB\xBF"
+         "6\n";
+  }
+  const Outcome mid = nqcount("solve --batch " + file + " --seed 2");
+  EXPECT_EQ(mid.status, 2);
+  EXPECT_NE(mid.err.find(file + ":2: "), std::string::npos) << mid.err;
+  EXPECT_EQ(solved_sizes(mid.out), std::vector<std::size_t>{8});
+  // Only comments and blank lines: no board size, one line.
+  std::ofstream(file) << "# nothing\n\n";
+  const Outcome empty = nqcount("solve --batch " + file);
+  EXPECT_EQ(empty.status, 2);
+  EXPECT_EQ(lines_in(empty.err), 1u) << empty.err;
+  EXPECT_NE(empty.err.find("holds no board size"), std::string::npos) << empty.err;
+}
+
+// A batch file that cannot be read at all is one error line, exit 2, nothing written: a
+// directory, a file whose read fails (EIO), and a file without read permission.
+TEST(SolveCli, BatchFileThatCannotBeReadIsOneLine) {
+  const fs::path dir = temp_dir("unreadable");
+  const fs::path out = dir / "out.txt";
+  struct Case {
+    std::string path, reason;
+  };
+  std::vector<Case> cases{{dir.string(), "it is a directory"},
+                          {"/proc/self/mem", "Input/output error"}};
+  const std::string locked = (dir / "locked.txt").string();
+  std::ofstream(locked) << "8\n";
+  fs::permissions(locked, fs::perms::none);
+  if (::geteuid() != 0) cases.push_back({locked, "Permission denied"});  // root reads it anyway
+  for (const Case& c : cases) {
+    const Outcome r = nqcount("solve --batch " + c.path + " --output " + out.string());
+    EXPECT_EQ(r.status, 2) << c.path << ": " << r.err;
+    EXPECT_EQ(r.err, "nqcount: error: cannot read --batch '" + c.path + "': " + c.reason + "\n");
+    EXPECT_TRUE(r.out.empty());
+    EXPECT_FALSE(fs::exists(out)) << c.path;
+  }
 }
 
 TEST(SolveCli, TooFewDistinctSolutionsExitOne) {
