@@ -129,6 +129,20 @@ TEST(AlgebraCli, AlgebraicOrbitsReportStepsAndMatch) {
   EXPECT_NE(text.out.find("matches enumerate: yes"), std::string::npos) << text.out;
 }
 
+// The header counts the orbits by size as count does, U1 included (1 at n = 1 only).
+TEST(AlgebraCli, OrbitsHeaderCountsU1AsCountDoes) {
+  for (const char* method : {"enumerate", "algebraic"}) {
+    const Outcome one = nqcount(std::string("orbits --n 1 --method ") + method);
+    ASSERT_EQ(one.status, 0) << one.err;
+    EXPECT_NE(one.out.find("1 orbits (U1=1 U2=0 U4=0 U8=0), 1 solutions"), std::string::npos)
+        << one.out;
+    const Outcome eight = nqcount(std::string("orbits --n 8 --method ") + method);
+    EXPECT_NE(eight.out.find("(U1=0 U2=0 U4=1 U8=11)"), std::string::npos) << eight.out;
+  }
+  EXPECT_NE(nqcount("count --n 1").out.find("U1=1 U2=0 U4=0 U8=0"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(nqcount("orbits --n 1 --json").out)["sizes"]["1"], 1);
+}
+
 TEST(AlgebraCli, DpCountsAndRefusesLargeN) {
   const Outcome r = nqcount("count --n 10 --algo dp --json");
   ASSERT_EQ(r.status, 0) << r.err;

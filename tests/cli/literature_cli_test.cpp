@@ -157,6 +157,33 @@ TEST(LiteratureCli, OrbitGrowthGraph) {
   expect_usage_error("orbits --n 7 --graph " + temp_path("x.dot"));
 }
 
+// The base orbits are nodes even where no edge names them: n = 4 (2,4,1,3) and n = 1 (1) have
+// no growth above the base, n = 2, 3 no orbit; from n = 5 on the base is the source of edges.
+TEST(LiteratureCli, OrbitGrowthGraphHoldsTheBase) {
+  const std::string json = temp_path("base.json"), dot = temp_path("base.dot");
+  for (const auto& [n, canonical] : std::vector<std::pair<int, std::vector<int>>>{
+           {4, {2, 4, 1, 3}}, {1, {1}}, {6, {2, 4, 1, 3}}}) {
+    const std::string args = "orbits --n " + std::to_string(n) + " --method algebraic --graph ";
+    ASSERT_EQ(nqcount(args + json).status, 0) << n;
+    const auto g = nlohmann::json::parse(read_file(json));
+    bool found = false;
+    for (const auto& node : g["nodes"])
+      found = found || (node["n"] == canonical.size() && node["canonical"] == canonical);
+    EXPECT_TRUE(found) << n << ": " << g.dump();
+    if (n <= 4) {
+      EXPECT_EQ(g["nodes"].size(), 1u) << n;
+      EXPECT_EQ(g["edges"].size(), 0u) << n;
+    }
+    ASSERT_EQ(nqcount(args + dot).status, 0) << n;
+    std::string name;
+    for (int v : canonical) name += (name.empty() ? "" : "_") + std::to_string(v);
+    EXPECT_NE(read_file(dot).find("\"" + name + "\" [label="), std::string::npos)
+        << n << ": " << read_file(dot);
+  }
+  ASSERT_EQ(nqcount("orbits --n 3 --method algebraic --graph " + json).status, 0);
+  EXPECT_EQ(nlohmann::json::parse(read_file(json))["nodes"].size(), 0u);
+}
+
 TEST(LiteratureCli, ListAndSolveShareTheirFormats) {
   // perm: space-separated 1-based rows, the same in list and solve.
   const std::vector<std::string> listed = lines_of(nqcount("list --n 8 --limit 3").out);
