@@ -137,6 +137,7 @@ struct SolveArgs {
 
 struct GroupArgs {
   bool json = false;
+  std::string orientation = "composition";  // or "paper": the transpose (the paper's Table 1)
 };
 
 struct Args {

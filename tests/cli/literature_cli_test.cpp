@@ -136,6 +136,34 @@ TEST(LiteratureCli, GroupTableNamesAndComposition) {
   EXPECT_EQ(lines_of(text.out).size(), 8u + 1u + 1u + 1u + 1u + 8u);
 }
 
+// --orientation paper prints the transpose (the paper's Table 1: row f, column g holds g∘f);
+// both headers say which table they are.
+TEST(LiteratureCli, GroupTableInThePapersOrientation) {
+  const auto ours = nlohmann::json::parse(nqcount("group --json").out);
+  const Outcome r = nqcount("group --json --orientation paper");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto paper = nlohmann::json::parse(r.out);
+  EXPECT_EQ(ours["orientation"], "composition");
+  EXPECT_EQ(paper["orientation"], "paper");
+  for (const auto& [f, row] : ours["table"].items())
+    for (const auto& [g, h] : row.items()) EXPECT_EQ(paper["table"][g][f], h) << f << " " << g;
+  // Inv first, then Cmpl: Cmpl∘Inv = po6, in row po2, column po4 of the paper's table.
+  EXPECT_EQ(paper["table"]["po2"]["po4"], "po6");
+  EXPECT_EQ(paper["table"]["po4"]["po2"], "po8");
+  EXPECT_EQ(nqcount("group --orientation composition --json").out, nqcount("group --json").out);
+  const Outcome text = nqcount("group");
+  EXPECT_NE(text.out.find("the transpose of the paper's Table 1"), std::string::npos) << text.out;
+  const Outcome paper_text = nqcount("group --orientation paper");
+  ASSERT_EQ(paper_text.status, 0);
+  EXPECT_NE(paper_text.out.find("row f, column g: g∘f (apply f first, then g), the orientation of "
+                                "the paper's Table 1"),
+            std::string::npos)
+      << paper_text.out;
+  EXPECT_NE(paper_text.out.find("  g∘f  po1"), std::string::npos) << paper_text.out;
+  EXPECT_EQ(lines_of(paper_text.out).size(), lines_of(text.out).size());
+  expect_usage_error("group --orientation sideways");
+}
+
 TEST(LiteratureCli, OrbitGrowthGraph) {
   const std::string dot = temp_path("g.dot"), json = temp_path("g.json");
   ASSERT_EQ(nqcount("orbits --n 7 --method algebraic --graph " + dot).status, 0);
