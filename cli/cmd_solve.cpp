@@ -424,6 +424,10 @@ int run_solve(const SolveArgs& args) {
     print_error(bad);
     return 2;
   }
+  if (args.ldpc.empty() && args.given.count("--ldpc-layout")) {
+    print_error("--ldpc-layout applies to --ldpc J,K only");
+    return 2;
+  }
   if (!args.ldpc.empty()) return run_solve_ldpc(args);
   const bool batch = !args.batch.empty();
   if (batch == (args.n != 0)) {

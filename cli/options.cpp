@@ -175,9 +175,17 @@ std::vector<OptionRow> option_table(Args& a) {
        method_choices},
       {"solve", "--ldpc", &a.solve.ldpc,
        "J,K (with --modular): write the LDPC parity-check matrix H of J x K blocks, each the "
-       "solution's Q-matrix with its columns shifted cyclically by j*k, as a MatrixMarket pattern "
-       "to --output (default stdout), and report its row and column weights and 4-cycles (exit "
-       "1 if any)"},
+       "solution's Q-matrix with its columns shifted cyclically (by j*k; see --ldpc-layout), as "
+       "a MatrixMarket pattern to --output (default stdout), and report its row and column "
+       "weights and 4-cycles (exit 1 if any)"},
+      {"solve",
+       "--ldpc-layout",
+       &a.solve.ldpc_layout,
+       "with --ldpc: product (the default): block (j,k) shifted by j*k; paper: by m(j)*k with the "
+       "row multipliers m = 0, 2, 3, 5, 7, 11, ... (0, then the primes) of the paper's equation "
+       "(1)",
+       std::nullopt,
+       {"product", "paper"}},
       {"solve", "--budget", &a.solve.budget,
        "--method blnq: neighbours examined per run, L: n2 (n^2, the default), 3n, or a number"},
       {"solve", "--runs", &a.solve.runs,

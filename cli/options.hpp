@@ -133,6 +133,7 @@ struct SolveArgs {
   std::string budget;           // --method blnq: n2, 3n or a number (empty: not given, n2)
   long long runs = 0;           // --method blnq: independent runs (0: not given, 1)
   std::string ldpc;             // "J,K": write the LDPC parity-check matrix of a modular solution
+  std::string ldpc_layout = "product";  // --ldpc: block (j,k) shifted by j*k, or "paper"
 };
 
 struct GroupArgs {

@@ -114,6 +114,41 @@ TEST(LiteratureCli, LdpcWritesACheckedMatrix) {
     expect_usage_error(bad);
 }
 
+// --ldpc-layout paper: block (j,k) shifted by m(j)*k, m = 0, 2, 3, 5, 7, ... (the paper's
+// equation (1)), with the same 4-cycle check: n = 7 with 5 block rows has m(4) = 7 = 0 mod 7,
+// so 4-cycles (exit 1), where the product layout has none.
+TEST(LiteratureCli, LdpcPaperLayout) {
+  const std::string file = temp_path("hp.mtx");
+  const Outcome r = nqcount(
+      "solve --n 13 --modular --ldpc 3,5 --ldpc-layout paper --seed 2 "
+      "--json --output " +
+      file);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["layout"], "paper");
+  EXPECT_EQ(j["row_multipliers"], nlohmann::json({0, 2, 3}));
+  EXPECT_EQ(j["four_cycles"], 0);
+  EXPECT_EQ(j["row_weight"], nlohmann::json({5, 5}));
+  EXPECT_EQ(j["column_weight"], nlohmann::json({3, 3}));
+  EXPECT_EQ(lines_of(read_file(file)).size(), 3u + 195u);
+  const auto product = nlohmann::json::parse(
+      nqcount("solve --n 13 --modular --ldpc 3,5 --seed 2 --json --output " + file).out);
+  EXPECT_EQ(product["layout"], "product");
+  EXPECT_EQ(product["row_multipliers"], nlohmann::json({0, 1, 2}));
+  for (const char* layout : {"product", "paper"}) {
+    const Outcome c = nqcount("solve --n 7 --modular --ldpc 5,2 --seed 1 --ldpc-layout " +
+                              std::string(layout) + " --output " + temp_path("c7.mtx"));
+    const bool paper = std::string(layout) == "paper";
+    EXPECT_EQ(c.status, paper ? 1 : 0) << layout << ": " << c.out << c.err;
+    EXPECT_NE(c.out.find(paper ? "4-cycles" : "no 4-cycles (girth >= 6)"), std::string::npos)
+        << c.out;
+    EXPECT_NE(c.out.find(paper ? "paper layout" : "product layout"), std::string::npos) << c.out;
+  }
+  for (const char* bad : {"solve --n 13 --modular --ldpc 3,5 --ldpc-layout diagonal",
+                          "solve --n 13 --modular --ldpc-layout paper"})
+    expect_usage_error(bad);
+}
+
 TEST(LiteratureCli, GroupTableNamesAndComposition) {
   const Outcome r = nqcount("group --json");
   ASSERT_EQ(r.status, 0);
