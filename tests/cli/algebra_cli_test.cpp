@@ -157,6 +157,29 @@ TEST(AlgebraCli, DpCountsAndRefusesLargeN) {
   EXPECT_NE(help.out.find("n <= 15"), std::string::npos);
 }
 
+// --threads splits the programme's states across tasks: the table's totals at 1 and 2
+// threads, the same peak and merges, and the thread count in the record.
+TEST(AlgebraCli, DpUsesTheThreads) {
+  for (int n = 1; n <= 12; ++n)
+    for (const int threads : {1, 2}) {
+      const std::string args = "count --n " + std::to_string(n) + " --algo dp --json --threads " +
+                               std::to_string(threads);
+      const Outcome r = nqcount(args);
+      ASSERT_EQ(r.status, 0) << args << ": " << r.err;
+      const auto j = nlohmann::json::parse(r.out);
+      EXPECT_EQ(j["total"], nq::known_value(n)->total) << args;
+      EXPECT_EQ(j["threads"], threads) << args;
+      EXPECT_EQ(j["verified"], true) << args;
+    }
+  const auto one = nlohmann::json::parse(nqcount("count --n 11 --algo dp --json -t 1").out);
+  const auto two = nlohmann::json::parse(nqcount("count --n 11 --algo dp --json -t 2").out);
+  EXPECT_EQ(one["peak_states"], two["peak_states"]);
+  EXPECT_EQ(one["merges"], two["merges"]);
+  const Outcome text = nqcount("count --n 8 --algo dp --threads 2 --verify");
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("threads      2"), std::string::npos) << text.out;
+}
+
 TEST(AlgebraCli, ListPrintsEverySolutionOnceInOrder) {
   for (int n = 1; n <= 12; ++n) {
     for (const bool unique : {false, true}) {
