@@ -74,7 +74,7 @@ std::string count_args_error(const CountArgs& args, bool mpi) {
   if (args.algo == "dp" && (args.order != "rows" || args.lookahead))
     return "--order fewest and --lookahead apply to the backtracking search, not --algo dp";
   if (mpi && args.algo == "dp")
-    return "--algo dp is a single-threaded cross-check: run it with nqcount, not nqcount-mpi";
+    return "--algo dp is a one-process cross-check: run it with nqcount, not nqcount-mpi";
   if (mpi && !args.task_stats.empty())
     return "--task-stats is not available in nqcount-mpi (each rank counts a share of the plan); "
            "profile a run with nqcount --task-stats";
@@ -281,20 +281,20 @@ int report_count(const CountArgs& args, const CountResult& r, const RankShares& 
 
 // count --algo dp: the Rivin-Zabih dynamic programme, an independent cross-check (total only).
 int run_count_dp(const CountArgs& args) {
-  // The programme runs on one thread with no kernel, journal or task list: options for the
-  // search are refused rather than silently ignored.
-  static const char* const kSearchOnly[] = {"--threads",     "--kernel",           "--split-depth",
-                                            "--checkpoint",  "--checkpoint-every", "--numa",
-                                            "--task-stats",  "--memory-limit",     "--progress",
-                                            "--cross-check", "--cross-check-seed"};
+  // The programme runs on --threads threads with no kernel, journal or task list: options for
+  // the search are refused rather than silently ignored.
+  static const char* const kSearchOnly[] = {
+      "--kernel",     "--split-depth",  "--checkpoint", "--checkpoint-every", "--numa",
+      "--task-stats", "--memory-limit", "--progress",   "--cross-check",      "--cross-check-seed"};
   for (const char* option : kSearchOnly)
     if (args.given.count(option)) {
       print_error(std::string(option) +
-                  " does not apply to --algo dp (a single-threaded cross-check with no kernel, "
-                  "checkpoint, task stats or progress); drop it or use --algo search");
+                  " does not apply to --algo dp (a cross-check with no kernel, checkpoint, task "
+                  "stats or progress); drop it or use --algo search");
       return 2;
     }
-  auto out = count_by_closed_lines(args.n);
+  warn_if_oversubscribed(args.threads);
+  auto out = count_by_closed_lines(args.n, args.threads);
   if (!out) {
     print_error(out.error().message);
     return 2;
@@ -309,6 +309,7 @@ int run_count_dp(const CountArgs& args) {
     j["total"] = r.total;
     j["peak_states"] = r.peak_states;
     j["merges"] = r.merges;
+    j["threads"] = r.threads;
     j["seconds"] = r.seconds;
     j["verified"] = known ? nlohmann::json(match) : nlohmann::json(nullptr);
     std::cout << j.dump() << "\n";
@@ -320,6 +321,7 @@ int run_count_dp(const CountArgs& args) {
     line("algo", "dp (Rivin-Zabih, closed-line sets; total only)");
     line("peak states", std::to_string(r.peak_states));
     line("merges", std::to_string(r.merges));
+    line("threads", std::to_string(r.threads));
     o.seconds(r.seconds);
     if (args.verify)
       line("verified", !known  ? "no known value"

@@ -1,9 +1,11 @@
-// `nqcount solve --modular --ldpc J,K --n N [--output FILE]`: a modular solution (the solver's
-// usual route), then the LDPC parity-check matrix built from its Q-matrix
-// (engine/algebra/ldpc.hpp), written as a MatrixMarket coordinate pattern, and its check: row and
-// column weights and the 4-cycles (none: girth >= 6). The report goes to stdout when H goes to a
-// file, to stderr when H goes to stdout; --json makes it one JSON object (H then needs a file).
-// Exit 1 when H has a 4-cycle (H is still written: the report says where the shifts collide).
+// `nqcount solve --modular --ldpc J,K [--ldpc-layout product|paper] --n N [--output FILE]`: a
+// modular solution (the solver's usual route), then the LDPC parity-check matrix built from its
+// Q-matrix (engine/algebra/ldpc.hpp; block (j,k) shifted by j*k, or by the paper's row
+// multipliers 0, 2, 3, 5, 7, ... times k), written as a MatrixMarket coordinate pattern, and its
+// check: row and column weights and the 4-cycles (none: girth >= 6). The report goes to stdout when
+// H goes to a file, to stderr when H goes to stdout; --json makes it one JSON object (H then needs
+// a file). Exit 1 when H has a 4-cycle (H is still written: the report says where the shifts
+// collide).
 #include <charconv>
 #include <iostream>
 #include <random>
@@ -85,7 +87,9 @@ int run_solve_ldpc(const SolveArgs& args) {
     std::cerr << "nqcount: no verified modular solution for n = " << n << "; nothing written\n";
     return 1;
   }
-  const Expected<LdpcMatrix> h = ldpc_matrix(solved->solutions.front(), J, K);
+  const bool paper = args.ldpc_layout == "paper";
+  const Expected<LdpcMatrix> h = ldpc_matrix(solved->solutions.front(), J, K,
+                                             paper ? LdpcLayout::kPaper : LdpcLayout::kProduct);
   if (!h.ok()) {
     print_error(h.error().message);
     return 2;
@@ -95,7 +99,8 @@ int run_solve_ldpc(const SolveArgs& args) {
       h->rows, h->columns, h->entries.size(),
       "LDPC parity-check matrix: " + std::to_string(J) + " x " + std::to_string(K) +
           " blocks, block (j,k) = the Q-matrix of a modular " + std::to_string(n) +
-          "-queens solution, columns shifted cyclically by j*k");
+          "-queens solution, columns shifted cyclically by " +
+          (paper ? "m(j)*k, m = 0,2,3,5,7,... (the paper's row multipliers)" : "j*k"));
   for (const auto& [r, c] : h->entries) {
     text += std::to_string(r + 1);
     text += ' ';
@@ -112,6 +117,8 @@ int run_solve_ldpc(const SolveArgs& args) {
                      {"modular", solved->modular_route},
                      {"J", J},
                      {"K", K},
+                     {"layout", args.ldpc_layout},
+                     {"row_multipliers", h->multipliers},
                      {"rows", h->rows},
                      {"columns", h->columns},
                      {"ones", h->entries.size()},
@@ -126,8 +133,9 @@ int run_solve_ldpc(const SolveArgs& args) {
       return lo == hi ? std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi);
     };
     std::ostream& out = path == "-" ? std::cerr : std::cout;
-    out << "ldpc: H is " << h->rows << " x " << h->columns << " (" << J << " x " << K
-        << " blocks of " << n << " x " << n << "), " << h->entries.size() << " ones, row weight "
+    out << "ldpc (" << (paper ? "paper layout, shifts m(j)*k" : "product layout, shifts j*k")
+        << "): H is " << h->rows << " x " << h->columns << " (" << J << " x " << K << " blocks of "
+        << n << " x " << n << "), " << h->entries.size() << " ones, row weight "
         << weight(check.min_row_weight, check.max_row_weight) << ", column weight "
         << weight(check.min_column_weight, check.max_column_weight) << ", "
         << (check.girth_at_least_6() ? "no 4-cycles (girth >= 6)"

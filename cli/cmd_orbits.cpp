@@ -40,9 +40,12 @@ std::string step_label(const GrowthEdge& e) {
 
 // The growth graph: one node per orbit (every level from the base up), one edge per orbit found
 // from n = 5 on, from the orbit it grew from, labelled with the step. DOT, or JSON for a *.json
-// file.
-std::string growth_graph(int n, const std::vector<GrowthEdge>& edges, bool json) {
+// file. `base` is the orbits the growth starts from (enumerated, n <= 4): nodes too, with or
+// without an edge (at n <= 4 there is no edge at all).
+std::string growth_graph(int n, const std::vector<Orbit>& base,
+                         const std::vector<GrowthEdge>& edges, bool json) {
   std::map<Perm, int> level_of;  // every orbit named in an edge, by canonical form
+  for (const Orbit& o : base) level_of[o.canonical] = static_cast<int>(o.canonical.size());
   for (const GrowthEdge& e : edges) {
     level_of[e.from] = static_cast<int>(e.from.size());
     level_of[e.to] = static_cast<int>(e.to.size());
@@ -141,7 +144,7 @@ int run_orbits(const OrbitsArgs& args) {
   if (graph) {
     const bool json = args.graph.size() >= 5 && args.graph.rfind(".json") == args.graph.size() - 5;
     std::string error;
-    if (!graph->write(growth_graph(n, edges, json), &error) || !graph->commit(&error)) {
+    if (!graph->write(growth_graph(n, grown.base, edges, json), &error) || !graph->commit(&error)) {
       print_error(error);
       return 2;
     }
@@ -199,8 +202,8 @@ int run_orbits(const OrbitsArgs& args) {
   } else {
     std::ostringstream head;
     head << "# n = " << n << ", method " << args.method << ": " << orbits.size()
-         << " orbits (U2=" << by_size[2] << " U4=" << by_size[4] << " U8=" << by_size[8] << "), "
-         << total << " solutions\n";
+         << " orbits (U1=" << by_size[1] << " U2=" << by_size[2] << " U4=" << by_size[4]
+         << " U8=" << by_size[8] << "), " << total << " solutions\n";
     if (algebraic) {
       for (const AlgebraicLevel& x : grown.levels) {
         head << "# level n = " << x.n << ": ";

@@ -356,6 +356,24 @@ std::string seconds_text(double s) {
   return std::string(text, end);
 }
 
+// The run record's "status" of a run that did not find what was asked ("no solution" as in a
+// batch record).
+const char* failure_status(SolveStatus status) {
+  switch (status) {
+    case SolveStatus::no_solution:
+      return "no solution";
+    case SolveStatus::time_limit:
+      return "time limit";
+    case SolveStatus::exhausted:
+      return "exhausted";
+    case SolveStatus::cancelled:
+      return "cancelled";
+    case SolveStatus::found:
+      break;
+  }
+  return "found";
+}
+
 // The exit status and message for a run that did not find what was asked.
 int report_failure(const SolveResult& r, const SolveConfig& c, const std::string& batch_where) {
   const std::string where = one_line(batch_where);  // the --batch file's name, as typed
@@ -441,6 +459,10 @@ int run_solve(const SolveArgs& args) {
   // --output - (or /dev/stdout) and the JSON record would share standard output.
   if (const std::string bad = outputs_error({{"--output", args.output}}, args.json); !bad.empty()) {
     print_error(bad);
+    return 2;
+  }
+  if (args.ldpc.empty() && args.given.count("--ldpc-layout")) {
+    print_error("--ldpc-layout applies to --ldpc J,K only");
     return 2;
   }
   if (!args.ldpc.empty()) return run_solve_ldpc(args);
@@ -560,7 +582,12 @@ int run_solve(const SolveArgs& args) {
     // No solution (n = 2, 3) is a record, not the batch's end.
     if (!(batch && out->status == SolveStatus::no_solution))
       if (const int status = report_failure(*out, config, where); status != 0) {
-        if (args.json && !batch) std::cout << record(*out, false, "").dump() << "\n";
+        if (args.json && !batch) {  // the record says why, as a batch record does
+          nlohmann::json j = record(*out, false, "");
+          j["status"] = failure_status(out->status);
+          if (out->status == SolveStatus::no_solution) j.erase("verified");
+          std::cout << j.dump() << "\n";
+        }
         return status;
       }
     result_of.emplace(sizes[k], results.size());

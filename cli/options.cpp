@@ -39,7 +39,8 @@ const std::vector<Command>& commands() {
        "signatures."},
       {"group",
        "Print the 8x8 multiplication table of the permutation operations po1..po8 (the D4 "
-       "group acting on solutions); row f, column g holds f∘g: apply g first, then f."},
+       "group acting on solutions); row f, column g holds f∘g: apply g first, then f (the "
+       "transpose of the paper's Table 1; --orientation paper prints the paper's)."},
       {"list",
        "Stream every solution (or one canonical representative per orbit), one per line, "
        "in lexicographic order."},
@@ -174,9 +175,17 @@ std::vector<OptionRow> option_table(Args& a) {
        method_choices},
       {"solve", "--ldpc", &a.solve.ldpc,
        "J,K (with --modular): write the LDPC parity-check matrix H of J x K blocks, each the "
-       "solution's Q-matrix with its columns shifted cyclically by j*k, as a MatrixMarket pattern "
-       "to --output (default stdout), and report its row and column weights and 4-cycles (exit "
-       "1 if any)"},
+       "solution's Q-matrix with its columns shifted cyclically (by j*k; see --ldpc-layout), as "
+       "a MatrixMarket pattern to --output (default stdout), and report its row and column "
+       "weights and 4-cycles (exit 1 if any)"},
+      {"solve",
+       "--ldpc-layout",
+       &a.solve.ldpc_layout,
+       "with --ldpc: product (the default): block (j,k) shifted by j*k; paper: by m(j)*k with the "
+       "row multipliers m = 0, 2, 3, 5, 7, 11, ... (0, then the primes) of the paper's equation "
+       "(1)",
+       std::nullopt,
+       {"product", "paper"}},
       {"solve", "--budget", &a.solve.budget,
        "--method blnq: the budget L of a run, counted as --budget-rule says: n2 (n^2, the "
        "default), 3n, or a number"},
@@ -257,7 +266,16 @@ std::vector<OptionRow> option_table(Args& a) {
        std::nullopt,
        {"enumerate", "algebraic"}},
       {"group", "--json", &a.group.json,
-       "print the elements and the table (table[f][g] = f∘g) as one JSON object"},
+       "print the elements and the table (table[f][g], as --orientation says) as one JSON "
+       "object"},
+      {"group",
+       "--orientation",
+       &a.group.orientation,
+       "composition (the default): row f, column g holds f∘g, apply g first, then f; paper: "
+       "row f, column g holds g∘f, apply f first, then g (the transpose: the orientation of "
+       "Zhang & Zhang's Table 1)",
+       std::nullopt,
+       {"composition", "paper"}},
       {"orbits", "--graph", &a.orbits.graph,
        "FILE (--method algebraic): write the growth graph, one node per orbit of every level "
        "and one edge per orbit found, from the orbit it came from, labelled Inc(R,C), Mov or "

@@ -134,10 +134,12 @@ struct SolveArgs {
   long long runs = 0;           // --method blnq: independent runs (0: not given, 1)
   std::string budget_rule;      // --method blnq: consecutive or total (empty: not given)
   std::string ldpc;             // "J,K": write the LDPC parity-check matrix of a modular solution
+  std::string ldpc_layout = "product";  // --ldpc: block (j,k) shifted by j*k, or "paper"
 };
 
 struct GroupArgs {
   bool json = false;
+  std::string orientation = "composition";  // or "paper": the transpose (the paper's Table 1)
 };
 
 struct Args {

@@ -19,6 +19,7 @@ struct DpResult {
   std::uint64_t total = 0;
   std::uint64_t peak_states = 0;  // the most distinct closed-line sets held at once
   std::uint64_t merges = 0;       // partial configurations merged into an existing state
+  int threads = 1;                // threads the programme ran on
   double seconds = 0;
 };
 
@@ -26,6 +27,12 @@ struct DpResult {
 // set of closed lines: the columns taken, and the two kinds of diagonals taken among those that
 // still cross the rows to come. Configurations with equal sets have equal numbers of
 // completions, so only a count per set is kept.
-Expected<DpResult> count_by_closed_lines(int n);
+//
+// Each row's states are split across the tasks of a TBB arena of `threads` threads (0: every
+// hardware thread), which expand them into the next row's, dealt to buckets by a hash of the
+// set; each bucket is sorted and merged on its own. Every
+// result (total, peak states, merges) is the same at any thread count: the states kept are the
+// distinct closed-line sets, whatever the cut.
+Expected<DpResult> count_by_closed_lines(int n, int threads = 1);
 
 }  // namespace nq

@@ -6,7 +6,30 @@
 
 namespace nq {
 
-Expected<LdpcMatrix> ldpc_matrix(const Permutation& p, std::uint64_t J, std::uint64_t K) {
+std::vector<std::uint64_t> ldpc_row_multipliers(std::uint64_t J, LdpcLayout layout) {
+  std::vector<std::uint64_t> m;
+  m.reserve(J);
+  if (layout == LdpcLayout::kProduct) {
+    for (std::uint64_t j = 0; j < J; ++j) m.push_back(j);
+    return m;
+  }
+  if (J > 0) m.push_back(0);
+  // The primes in order, by trial division by the primes found so far (J <= n and J n is at
+  // most kMaxLdpcEntries, so J stays small).
+  for (std::uint64_t c = 2; m.size() < J; ++c) {
+    bool prime = true;
+    for (std::size_t i = 1; i < m.size() && m[i] * m[i] <= c; ++i)
+      if (c % m[i] == 0) {
+        prime = false;
+        break;
+      }
+    if (prime) m.push_back(c);
+  }
+  return m;
+}
+
+Expected<LdpcMatrix> ldpc_matrix(const Permutation& p, std::uint64_t J, std::uint64_t K,
+                                 LdpcLayout layout) {
   const std::uint64_t n = p.size();
   if (J < 1 || K < 1 || J > n || K > n)
     return Error{"--ldpc " + std::to_string(J) + "," + std::to_string(K) +
@@ -21,10 +44,12 @@ Expected<LdpcMatrix> ldpc_matrix(const Permutation& p, std::uint64_t J, std::uin
   h.block_columns = K;
   h.rows = J * n;
   h.columns = K * n;
+  h.layout = layout;
+  h.multipliers = ldpc_row_multipliers(J, layout);
   h.entries.reserve(J * K * n);
   for (std::uint64_t j = 0; j < J; ++j)
     for (std::uint64_t k = 0; k < K; ++k) {
-      const std::uint64_t shift = (j * k) % n;
+      const std::uint64_t shift = (h.multipliers[j] % n) * k % n;
       for (std::uint64_t i = 0; i < n; ++i)
         h.entries.emplace_back(static_cast<std::uint32_t>(j * n + p[i]),
                                static_cast<std::uint32_t>(k * n + (i + n - shift) % n));

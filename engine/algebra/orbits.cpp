@@ -189,6 +189,7 @@ Expected<AlgebraicOrbits> algebraic_orbits(int n, std::vector<GrowthEdge>* growt
     auto base = enumerate_orbits(n);
     if (!base) return base.error();
     result.orbits = std::move(base.value());
+    result.base = result.orbits;
     AlgebraicLevel level;
     level.n = n;
     level.orbits = level.from_inc = level.from_mov = result.orbits.size();
@@ -199,6 +200,7 @@ Expected<AlgebraicOrbits> algebraic_orbits(int n, std::vector<GrowthEdge>* growt
   auto below = algebraic_orbits(n - 1, growth);
   if (!below) return below.error();
   result.levels = std::move(below.value().levels);
+  result.base = std::move(below.value().base);
   AlgebraicLevel level;
   level.n = n;
   level.seeds = below->orbits.size();

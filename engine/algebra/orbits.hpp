@@ -43,6 +43,7 @@ struct AlgebraicLevel {
 struct AlgebraicOrbits {
   std::vector<Orbit> orbits;           // sorted by canonical form
   std::vector<AlgebraicLevel> levels;  // from the base up to n
+  std::vector<Orbit> base;             // the orbits of the base level (n = min(n, 4)), enumerated
 };
 
 // The paper's orbit search: the orbits of n - 1 (found the same way, down to the base n = 4)

@@ -382,6 +382,23 @@ TEST(DynamicProgramme, AgreesWithTheTable) {
   EXPECT_FALSE(count_by_closed_lines(kMaxDpN + 1).ok());
 }
 
+// The states of each row split across tasks: the same total as the table at 1 and 2 threads,
+// and the same peak and merges (the distinct closed-line sets do not depend on the cut).
+TEST(DynamicProgramme, ThreadsGiveTheSameResults) {
+  for (int n = 1; n <= 12; ++n) {
+    auto one = count_by_closed_lines(n, 1);
+    auto two = count_by_closed_lines(n, 2);
+    ASSERT_TRUE(one.ok() && two.ok()) << n;
+    EXPECT_EQ(one->threads, 1);
+    EXPECT_EQ(two->threads, 2);
+    EXPECT_EQ(one->total, known_value(n)->total) << n;
+    EXPECT_EQ(two->total, known_value(n)->total) << n;
+    EXPECT_EQ(two->peak_states, one->peak_states) << n;
+    EXPECT_EQ(two->merges, one->merges) << n;
+  }
+  EXPECT_FALSE(count_by_closed_lines(8, -1).ok());
+}
+
 TEST(SlowDynamicProgramme, AgreesWithTheTableTo14) {
   for (int n = 13; n <= 14; ++n) EXPECT_EQ(count_by_closed_lines(n)->total, known_value(n)->total);
 }

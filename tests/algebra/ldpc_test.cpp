@@ -71,6 +71,54 @@ TEST(Ldpc, BlocksAreShiftedQMatricesOfModularSolutions) {
   }
 }
 
+TEST(Ldpc, PaperLayoutUsesTheRowMultipliersOfEquationOne) {
+  EXPECT_EQ(ldpc_row_multipliers(8, LdpcLayout::kPaper),
+            (std::vector<std::uint64_t>{0, 2, 3, 5, 7, 11, 13, 17}));
+  EXPECT_EQ(ldpc_row_multipliers(4, LdpcLayout::kProduct),
+            (std::vector<std::uint64_t>{0, 1, 2, 3}));
+  EXPECT_TRUE(ldpc_row_multipliers(0, LdpcLayout::kPaper).empty());
+  // Block (j, k) is Q shifted by m(j) k: block (2, 3) of n = 11 by 3 * 3 = 9.
+  const Permutation p = linear_modular(11, 2, 5);
+  const auto h = ldpc_matrix(p, 3, 4, LdpcLayout::kPaper);
+  ASSERT_TRUE(h.ok());
+  EXPECT_EQ(h->layout, LdpcLayout::kPaper);
+  std::size_t seen = 0;
+  for (const auto& [r, c] : h->entries) {
+    if (r < 22 || c < 33) continue;
+    EXPECT_EQ(r - 22, p[(c - 33 + 9) % 11]);
+    ++seen;
+  }
+  EXPECT_EQ(seen, 11u);
+}
+
+// Both layouts' 4-cycles against the brute force, and against the block argument with each
+// layout's multipliers: a 4-cycle needs (m(j1) - m(j2))(k1 - k2) = 0 mod n. n = 7 with five
+// block rows: the paper's m(4) = 7 = 0 mod 7 collides with m(0), the product layout does not.
+TEST(Ldpc, BothLayoutsFourCyclesAgainstBruteForce) {
+  struct Case {
+    std::uint32_t n, a, b, J, K;
+  };
+  for (const LdpcLayout layout : {LdpcLayout::kProduct, LdpcLayout::kPaper})
+    for (const Case& c : {Case{5, 2, 0, 3, 3}, Case{7, 3, 1, 5, 2}, Case{11, 2, 5, 4, 5},
+                          Case{11, 2, 5, 6, 3}, Case{13, 5, 2, 5, 6}, Case{25, 2, 3, 6, 6}}) {
+      const auto h = ldpc_matrix(linear_modular(c.n, c.a, c.b), c.J, c.K, layout);
+      ASSERT_TRUE(h.ok()) << h.error().message;
+      const LdpcCheck check = check_ldpc(*h);
+      EXPECT_EQ(check.min_row_weight, c.K);
+      EXPECT_EQ(check.max_column_weight, c.J);
+      EXPECT_EQ(check.four_cycles, brute_force_four_cycles(*h)) << "n = " << c.n;
+      const std::vector<std::uint64_t> m = ldpc_row_multipliers(c.J, layout);
+      bool collide = false;
+      for (std::uint32_t j1 = 0; j1 < c.J; ++j1)
+        for (std::uint32_t j2 = j1 + 1; j2 < c.J; ++j2)
+          for (std::uint32_t d = 1; d < c.K; ++d) collide |= (m[j2] - m[j1]) * d % c.n == 0;
+      EXPECT_EQ(check.girth_at_least_6(), !collide) << "n = " << c.n << " J = " << c.J;
+    }
+  const Permutation p = linear_modular(7, 3, 1);
+  EXPECT_TRUE(check_ldpc(*ldpc_matrix(p, 5, 2, LdpcLayout::kProduct)).girth_at_least_6());
+  EXPECT_FALSE(check_ldpc(*ldpc_matrix(p, 5, 2, LdpcLayout::kPaper)).girth_at_least_6());
+}
+
 TEST(Ldpc, RefusesBadBlockCounts) {
   const Permutation p = linear_modular(5, 2, 0);
   EXPECT_FALSE(ldpc_matrix(p, 0, 3).ok());

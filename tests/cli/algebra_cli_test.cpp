@@ -175,6 +175,20 @@ TEST(AlgebraCli, AlgebraicOrbitsReportStepsAndMatch) {
   EXPECT_NE(text.out.find("matches enumerate: yes"), std::string::npos) << text.out;
 }
 
+// The header counts the orbits by size as count does, U1 included (1 at n = 1 only).
+TEST(AlgebraCli, OrbitsHeaderCountsU1AsCountDoes) {
+  for (const char* method : {"enumerate", "algebraic"}) {
+    const Outcome one = nqcount(std::string("orbits --n 1 --method ") + method);
+    ASSERT_EQ(one.status, 0) << one.err;
+    EXPECT_NE(one.out.find("1 orbits (U1=1 U2=0 U4=0 U8=0), 1 solutions"), std::string::npos)
+        << one.out;
+    const Outcome eight = nqcount(std::string("orbits --n 8 --method ") + method);
+    EXPECT_NE(eight.out.find("(U1=0 U2=0 U4=1 U8=11)"), std::string::npos) << eight.out;
+  }
+  EXPECT_NE(nqcount("count --n 1").out.find("U1=1 U2=0 U4=0 U8=0"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(nqcount("orbits --n 1 --json").out)["sizes"]["1"], 1);
+}
+
 TEST(AlgebraCli, DpCountsAndRefusesLargeN) {
   const Outcome r = nqcount("count --n 10 --algo dp --json");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -187,6 +201,29 @@ TEST(AlgebraCli, DpCountsAndRefusesLargeN) {
   expect_usage_error("count --n 8 --algo magic");
   const Outcome help = nqcount("count --help");
   EXPECT_NE(help.out.find("n <= 15"), std::string::npos);
+}
+
+// --threads splits the programme's states across tasks: the table's totals at 1 and 2
+// threads, the same peak and merges, and the thread count in the record.
+TEST(AlgebraCli, DpUsesTheThreads) {
+  for (int n = 1; n <= 12; ++n)
+    for (const int threads : {1, 2}) {
+      const std::string args = "count --n " + std::to_string(n) + " --algo dp --json --threads " +
+                               std::to_string(threads);
+      const Outcome r = nqcount(args);
+      ASSERT_EQ(r.status, 0) << args << ": " << r.err;
+      const auto j = nlohmann::json::parse(r.out);
+      EXPECT_EQ(j["total"], nq::known_value(n)->total) << args;
+      EXPECT_EQ(j["threads"], threads) << args;
+      EXPECT_EQ(j["verified"], true) << args;
+    }
+  const auto one = nlohmann::json::parse(nqcount("count --n 11 --algo dp --json -t 1").out);
+  const auto two = nlohmann::json::parse(nqcount("count --n 11 --algo dp --json -t 2").out);
+  EXPECT_EQ(one["peak_states"], two["peak_states"]);
+  EXPECT_EQ(one["merges"], two["merges"]);
+  const Outcome text = nqcount("count --n 8 --algo dp --threads 2 --verify");
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("threads      2"), std::string::npos) << text.out;
 }
 
 TEST(AlgebraCli, ListPrintsEverySolutionOnceInOrder) {

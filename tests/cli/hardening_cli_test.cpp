@@ -108,9 +108,9 @@ TEST(HardeningCli, HandReadNumbersAreStrictDecimals) {
 }
 
 TEST(HardeningCli, OptionsThatDoNotApplyAreRefused) {
-  for (const char* option : {"--threads 2", "--kernel scalar", "--split-depth 2",
-                             "--checkpoint ck.bin", "--checkpoint-every 5", "--numa off",
-                             "--task-stats t.csv", "--memory-limit 1G", "--progress"})
+  for (const char* option :
+       {"--kernel scalar", "--split-depth 2", "--checkpoint ck.bin", "--checkpoint-every 5",
+        "--numa off", "--task-stats t.csv", "--memory-limit 1G", "--progress"})
     expect_usage_error("count --n 8 --algo dp " + std::string(option));
   EXPECT_EQ(nqcount("count --n 8 --algo dp --no-progress").status, 0);
   expect_usage_error("solve --n 8 --json --format board");

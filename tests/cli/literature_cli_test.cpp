@@ -244,6 +244,41 @@ TEST(LiteratureCli, LdpcWritesACheckedMatrix) {
     expect_usage_error(bad);
 }
 
+// --ldpc-layout paper: block (j,k) shifted by m(j)*k, m = 0, 2, 3, 5, 7, ... (the paper's
+// equation (1)), with the same 4-cycle check: n = 7 with 5 block rows has m(4) = 7 = 0 mod 7,
+// so 4-cycles (exit 1), where the product layout has none.
+TEST(LiteratureCli, LdpcPaperLayout) {
+  const std::string file = temp_path("hp.mtx");
+  const Outcome r = nqcount(
+      "solve --n 13 --modular --ldpc 3,5 --ldpc-layout paper --seed 2 "
+      "--json --output " +
+      file);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["layout"], "paper");
+  EXPECT_EQ(j["row_multipliers"], nlohmann::json({0, 2, 3}));
+  EXPECT_EQ(j["four_cycles"], 0);
+  EXPECT_EQ(j["row_weight"], nlohmann::json({5, 5}));
+  EXPECT_EQ(j["column_weight"], nlohmann::json({3, 3}));
+  EXPECT_EQ(lines_of(read_file(file)).size(), 3u + 195u);
+  const auto product = nlohmann::json::parse(
+      nqcount("solve --n 13 --modular --ldpc 3,5 --seed 2 --json --output " + file).out);
+  EXPECT_EQ(product["layout"], "product");
+  EXPECT_EQ(product["row_multipliers"], nlohmann::json({0, 1, 2}));
+  for (const char* layout : {"product", "paper"}) {
+    const Outcome c = nqcount("solve --n 7 --modular --ldpc 5,2 --seed 1 --ldpc-layout " +
+                              std::string(layout) + " --output " + temp_path("c7.mtx"));
+    const bool paper = std::string(layout) == "paper";
+    EXPECT_EQ(c.status, paper ? 1 : 0) << layout << ": " << c.out << c.err;
+    EXPECT_NE(c.out.find(paper ? "4-cycles" : "no 4-cycles (girth >= 6)"), std::string::npos)
+        << c.out;
+    EXPECT_NE(c.out.find(paper ? "paper layout" : "product layout"), std::string::npos) << c.out;
+  }
+  for (const char* bad : {"solve --n 13 --modular --ldpc 3,5 --ldpc-layout diagonal",
+                          "solve --n 13 --modular --ldpc-layout paper"})
+    expect_usage_error(bad);
+}
+
 TEST(LiteratureCli, GroupTableNamesAndComposition) {
   const Outcome r = nqcount("group --json");
   ASSERT_EQ(r.status, 0);
@@ -266,6 +301,34 @@ TEST(LiteratureCli, GroupTableNamesAndComposition) {
   EXPECT_EQ(lines_of(text.out).size(), 8u + 1u + 1u + 1u + 1u + 8u);
 }
 
+// --orientation paper prints the transpose (the paper's Table 1: row f, column g holds g∘f);
+// both headers say which table they are.
+TEST(LiteratureCli, GroupTableInThePapersOrientation) {
+  const auto ours = nlohmann::json::parse(nqcount("group --json").out);
+  const Outcome r = nqcount("group --json --orientation paper");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto paper = nlohmann::json::parse(r.out);
+  EXPECT_EQ(ours["orientation"], "composition");
+  EXPECT_EQ(paper["orientation"], "paper");
+  for (const auto& [f, row] : ours["table"].items())
+    for (const auto& [g, h] : row.items()) EXPECT_EQ(paper["table"][g][f], h) << f << " " << g;
+  // Inv first, then Cmpl: Cmpl∘Inv = po6, in row po2, column po4 of the paper's table.
+  EXPECT_EQ(paper["table"]["po2"]["po4"], "po6");
+  EXPECT_EQ(paper["table"]["po4"]["po2"], "po8");
+  EXPECT_EQ(nqcount("group --orientation composition --json").out, nqcount("group --json").out);
+  const Outcome text = nqcount("group");
+  EXPECT_NE(text.out.find("the transpose of the paper's Table 1"), std::string::npos) << text.out;
+  const Outcome paper_text = nqcount("group --orientation paper");
+  ASSERT_EQ(paper_text.status, 0);
+  EXPECT_NE(paper_text.out.find("row f, column g: g∘f (apply f first, then g), the orientation of "
+                                "the paper's Table 1"),
+            std::string::npos)
+      << paper_text.out;
+  EXPECT_NE(paper_text.out.find("  g∘f  po1"), std::string::npos) << paper_text.out;
+  EXPECT_EQ(lines_of(paper_text.out).size(), lines_of(text.out).size());
+  expect_usage_error("group --orientation sideways");
+}
+
 TEST(LiteratureCli, OrbitGrowthGraph) {
   const std::string dot = temp_path("g.dot"), json = temp_path("g.json");
   ASSERT_EQ(nqcount("orbits --n 7 --method algebraic --graph " + dot).status, 0);
@@ -285,6 +348,33 @@ TEST(LiteratureCli, OrbitGrowthGraph) {
   for (const auto& node : g["nodes"]) at7 += node["n"] == 7;
   EXPECT_EQ(at7, summary["count"].get<std::size_t>());
   expect_usage_error("orbits --n 7 --graph " + temp_path("x.dot"));
+}
+
+// The base orbits are nodes even where no edge names them: n = 4 (2,4,1,3) and n = 1 (1) have
+// no growth above the base, n = 2, 3 no orbit; from n = 5 on the base is the source of edges.
+TEST(LiteratureCli, OrbitGrowthGraphHoldsTheBase) {
+  const std::string json = temp_path("base.json"), dot = temp_path("base.dot");
+  for (const auto& [n, canonical] : std::vector<std::pair<int, std::vector<int>>>{
+           {4, {2, 4, 1, 3}}, {1, {1}}, {6, {2, 4, 1, 3}}}) {
+    const std::string args = "orbits --n " + std::to_string(n) + " --method algebraic --graph ";
+    ASSERT_EQ(nqcount(args + json).status, 0) << n;
+    const auto g = nlohmann::json::parse(read_file(json));
+    bool found = false;
+    for (const auto& node : g["nodes"])
+      found = found || (node["n"] == canonical.size() && node["canonical"] == canonical);
+    EXPECT_TRUE(found) << n << ": " << g.dump();
+    if (n <= 4) {
+      EXPECT_EQ(g["nodes"].size(), 1u) << n;
+      EXPECT_EQ(g["edges"].size(), 0u) << n;
+    }
+    ASSERT_EQ(nqcount(args + dot).status, 0) << n;
+    std::string name;
+    for (int v : canonical) name += (name.empty() ? "" : "_") + std::to_string(v);
+    EXPECT_NE(read_file(dot).find("\"" + name + "\" [label="), std::string::npos)
+        << n << ": " << read_file(dot);
+  }
+  ASSERT_EQ(nqcount("orbits --n 3 --method algebraic --graph " + json).status, 0);
+  EXPECT_EQ(nlohmann::json::parse(read_file(json))["nodes"].size(), 0u);
 }
 
 TEST(LiteratureCli, ListAndSolveShareTheirFormats) {

@@ -197,7 +197,7 @@ TEST(Mpi, SumsPastTwoToTheSixtyFourStayExactThroughTheRoot) {
 TEST(Mpi, BadInputAndForeignJournalsExitTwo) {
   EXPECT_EQ(mpi(2, "--n 0").status, 2);
   // The options table's rules hold here too: --threads at most 4096, decimal numbers only.
-  // And what nqcount-mpi cannot do is refused, not ignored: --algo dp (single-threaded),
+  // And what nqcount-mpi cannot do is refused, not ignored: --algo dp (one process),
   // --task-stats (each rank counts a share), options without effect.
   const std::string stats = temp_path("mpi-stats.csv");
   for (const std::string& bad :

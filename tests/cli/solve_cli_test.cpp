@@ -111,6 +111,28 @@ TEST(SolveCli, OneTwoAndThree) {
   }
 }
 
+// A single run's JSON record with no solution says so as a batch record does ("status": "no
+// solution", no "verified"); other failures name theirs.
+TEST(SolveCli, JsonRecordOfAFailedRunHasAStatus) {
+  for (const char* n : {"2", "3"}) {
+    const Outcome r = nqcount(std::string("solve --json --seed 1 --n ") + n);
+    EXPECT_EQ(r.status, 1);
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["status"], "no solution") << r.out;
+    EXPECT_FALSE(j.contains("verified")) << r.out;
+    EXPECT_FALSE(j.contains("solution")) << r.out;
+    EXPECT_EQ(j["n"], std::stoi(n));
+  }
+  const std::string batch = temp_path("three.txt");
+  std::ofstream(batch) << "3\n";
+  const auto b = nlohmann::json::parse(nqcount("solve --json --seed 1 --batch " + batch).out);
+  const auto one = nlohmann::json::parse(nqcount("solve --json --seed 1 --n 3").out);
+  EXPECT_EQ(b["runs"][0]["status"], one["status"]);
+  const Outcome few = nqcount("solve --n 4 --solutions 3 --json --seed 1");
+  EXPECT_EQ(few.status, 1);
+  EXPECT_EQ(nlohmann::json::parse(few.out)["status"], "exhausted") << few.out;
+}
+
 TEST(SolveCli, SameSeedAndThreadsGiveTheSameSolution) {
   for (const char* a : {"solve --n 500 --seed 77 --threads 2", "solve --n 9 --seed 3 --threads 3",
                         "solve --n 150000 --seed 5 --threads 2 --output -"}) {
