@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands.hpp"
+#include "cli/commands/commands.hpp"
+#include "cli/io/output.hpp"
 #include "cli/io/stdout_stream.hpp"
 #include "cli/options.hpp"
-#include "cli/output.hpp"
 
 namespace {
 
@@ -30,17 +30,8 @@ bool is_command(const char* word) {
 
 // The command the parser saw, run.
 int run_command(const nq::cli::Args& args, std::map<std::string, CLI::App*>& subs) {
-  if (subs["count"]->parsed()) return nq::cli::run_count(args.count);
-  if (subs["table"]->parsed()) return nq::cli::run_table(args.table);
-  if (subs["orbit"]->parsed()) return nq::cli::run_orbit(args.orbit);
-  if (subs["edit"]->parsed()) return nq::cli::run_edit(args.edit);
-  if (subs["orbits"]->parsed()) return nq::cli::run_orbits(args.orbits);
-  if (subs["group"]->parsed()) return nq::cli::run_group(args.group);
-  if (subs["list"]->parsed()) return nq::cli::run_list(args.list);
-  if (subs["solve"]->parsed()) return nq::cli::run_solve(args.solve);
-  if (subs["topology"]->parsed()) return nq::cli::run_topology(args.topology);
-  if (subs["simulate"]->parsed()) return nq::cli::run_simulate(args.simulate);
-  if (subs["estimate"]->parsed()) return nq::cli::run_estimate(args.estimate);
+  for (const auto& c : nq::cli::commands())
+    if (subs[c.name]->parsed()) return c.run(args);
   return 2;
 }
 

@@ -35,10 +35,10 @@
 #include <thread>
 #include <vector>
 
-#include "cli/commands.hpp"
-#include "cli/count_run.hpp"
-#include "cli/output.hpp"
-#include "cli/progress.hpp"
+#include "cli/commands/commands.hpp"
+#include "cli/commands/count_run.hpp"
+#include "cli/io/output.hpp"
+#include "cli/io/progress.hpp"
 #include "count/count.hpp"
 
 namespace nq::cli {

@@ -9,7 +9,7 @@
 
 #include "algebra/dp.hpp"
 #include "algebra/orbits.hpp"
-#include "cli/numbers.hpp"
+#include "cli/io/numbers.hpp"
 #include "common/types.hpp"
 #include "count/count.hpp"
 #include "kernels/kernels.hpp"
@@ -17,50 +17,6 @@
 #include "solve/solve.hpp"
 
 namespace nq::cli {
-
-const std::vector<Command>& commands() {
-  static const std::vector<Command> kCommands{
-      {"count",
-       "Count all solutions (total) and the D4 orbits (unique) of the n-queens problem. "
-       "This is the default command: 'nqcount --n 12' counts."},
-      {"solve",
-       "Find one (or --solutions K distinct) n-queens solutions for large n by local "
-       "search (QS4, Sosic & Gu), verified before they are printed."},
-      {"table", "Print the known values of Q(n) and unique(n) (n = 1..27) that --verify checks."},
-      {"orbit",
-       "Show a permutation's eight images po1..po8 under D4, its canonical form, orbit "
-       "size, symmetry and orbit signature."},
-      {"edit",
-       "Apply one of Zhang & Zhang's operators to a permutation: Inc (add a queen), Del "
-       "(remove one) or Mov (move one)."},
-      {"orbits",
-       "List every orbit of the n-queens solutions (canonical form and size), by "
-       "enumeration or by the paper's algebraic growth from n-1, and check the orbit "
-       "signatures."},
-      {"group",
-       "Print the 8x8 multiplication table of the permutation operations po1..po8 (the D4 "
-       "group acting on solutions); row f, column g holds f∘g: apply g first, then f (the "
-       "transpose of the paper's Table 1; --orientation paper prints the paper's)."},
-      {"list",
-       "Stream every solution (or one canonical representative per orbit), one per line, "
-       "in lexicographic order."},
-      {"topology",
-       "Print the machine as hwloc sees it (packages, NUMA nodes, cores, PUs) and the "
-       "NUMA plan for --threads: one arena per node, its thread count and CPUs. "
-       "HWLOC_SYNTHETIC=\"pack:2 numa:2 core:16 pu:1\" shows the plan for another "
-       "machine."},
-      {"simulate",
-       "Replay a --task-stats file on P simulated workers with the engine's own "
-       "scheduling policy (deal to NUMA nodes largest first, chunks, helping); print "
-       "the predicted makespan, speedup and efficiency."},
-      {"estimate",
-       "Predict what a full count (the join) would cost without doing it: count a seeded, "
-       "cost-stratified random sample of its subproblems and print the estimated core-hours "
-       "and Q(n) with 95% intervals, the memory per worker and the wall time on --procs "
-       "workers (through the scaling simulator)."},
-  };
-  return kCommands;
-}
 
 std::vector<OptionRow> option_table(Args& a) {
   const long long max_threads = kMaxThreads;
@@ -88,7 +44,7 @@ std::vector<OptionRow> option_table(Args& a) {
     return help + "; default: the environment variable NQ_KERNEL, else auto";
   }();
   // --method's words and help (solve), from the solver's table (the first is the default), and
-  // blnq, which reports statistics of its runs rather than a solution (cli/cmd_blnq.cpp).
+  // blnq, which reports statistics of its runs rather than a solution (cli/commands/blnq.cpp).
   static const std::vector<std::string> method_choices = [] {
     std::vector<std::string> words;
     for (const SolveMethodInfo& m : solve_methods()) words.emplace_back(m.name);
@@ -406,7 +362,7 @@ std::vector<OptionRow> option_table(Args& a) {
 namespace {
 
 // Numbers are written in decimal and nothing else: CLI11 alone reads 010 as octal 8, 0x8 as hex
-// and ' 5' as 5. Whole numbers: read_whole's rule (cli/numbers.hpp), the one the --batch file
+// and ' 5' as 5. Whole numbers: read_whole's rule (cli/io/numbers.hpp), the one the --batch file
 // and --perm follow too; real numbers: digits with an optional fraction and exponent (2.5,
 // 1.5e-05: JSON's own numbers).
 bool strict_decimal(const std::string& text, bool fraction) {

@@ -156,11 +156,6 @@ struct Args {
   EstimateArgs estimate;
 };
 
-struct Command {
-  const char* name;
-  const char* help;
-};
-
 struct OptionRow {
   const char* command;  // which command it belongs to
   const char* flags;    // CLI11 flag spelling, e.g. "-n,--n"
@@ -171,7 +166,6 @@ struct OptionRow {
   bool required = false;
 };
 
-const std::vector<Command>& commands();
 std::vector<OptionRow> option_table(Args& args);
 // Adds one row to a CLI11 app: the flag, its help, its range or choices (nqcount, nqcount-mpi).
 void add_option_row(CLI::App& app, const OptionRow& row);

@@ -1,5 +1,5 @@
 // The progress line's text: percent weighted by estimated cost, ETA from this run's own pace.
-#include "cli/progress.hpp"
+#include "cli/io/progress.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/batch.hpp"
+#include "cli/io/batch.hpp"
 #include "solve/solve.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/perm_text.hpp"
+#include "cli/io/perm_text.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "cli/commands.hpp"
-#include "cli/output.hpp"
+#include "cli/commands/commands.hpp"
+#include "cli/io/output.hpp"
 #include "count/count.hpp"
 
 namespace nq::cli {

@@ -1,4 +1,4 @@
-#include "cli/output.hpp"
+#include "cli/io/output.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

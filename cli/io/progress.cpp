@@ -1,4 +1,4 @@
-#include "cli/progress.hpp"
+#include "cli/io/progress.hpp"
 
 #include <unistd.h>
 

@@ -18,7 +18,7 @@ namespace nq::cli {
 // "2,4,1,3", "2 4 1 3", "(2, 4, 1, 3)" or "[2,4,1,3]" -> {1, 3, 0, 2}: 1-based rows in, 0-based
 // out, checked to be a permutation. The entries are separated by commas (blanks around them
 // dropped) or, without a comma, by blanks; one pair of parentheses or brackets may enclose them.
-// Each is a whole number (cli/numbers.hpp).
+// Each is a whole number (cli/io/numbers.hpp).
 Expected<Perm> parse_perm(const std::string& text);
 // The --perm argument of orbit and edit: parsed, or nothing once the error is printed (the
 // command then exits 2).

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "algebra/algebra.hpp"
-#include "cli/commands.hpp"
-#include "cli/output.hpp"
+#include "cli/commands/commands.hpp"
+#include "cli/io/output.hpp"
 
 namespace nq::cli {
 

@@ -1,4 +1,6 @@
 // `nqcount count`: the engine's count (and `--algo dp`, the independent cross-check).
+#include "count/count.hpp"
+
 #include <unistd.h>
 
 #include <csignal>
@@ -8,12 +10,11 @@
 #include <optional>
 
 #include "algebra/dp.hpp"
-#include "cli/commands.hpp"
-#include "cli/count_run.hpp"
+#include "cli/commands/commands.hpp"
+#include "cli/commands/count_run.hpp"
+#include "cli/io/output.hpp"
 #include "cli/io/output_file.hpp"
-#include "cli/output.hpp"
-#include "cli/progress.hpp"
-#include "count/count.hpp"
+#include "cli/io/progress.hpp"
 
 namespace nq::cli {
 namespace {

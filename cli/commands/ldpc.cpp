@@ -6,15 +6,16 @@
 // H goes to a file, to stderr when H goes to stdout; --json makes it one JSON object (H then needs
 // a file). Exit 1 when H has a 4-cycle (H is still written: the report says where the shifts
 // collide).
+#include "algebra/ldpc.hpp"
+
 #include <charconv>
 #include <iostream>
 #include <random>
 #include <string>
 
-#include "algebra/ldpc.hpp"
-#include "cli/commands.hpp"
+#include "cli/commands/commands.hpp"
+#include "cli/io/output.hpp"
 #include "cli/io/output_file.hpp"
-#include "cli/output.hpp"
 #include "common/types.hpp"
 #include "solve/solve.hpp"
 

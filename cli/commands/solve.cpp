@@ -1,6 +1,8 @@
 // `nqcount solve`: validate, call the engine, write the solutions. Everything the user can get
 // wrong is checked before the search starts, so a bad option never costs a long run and never
 // leaves a partial file.
+#include "solve/solve.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <tbb/global_control.h>
@@ -24,15 +26,14 @@
 #include <unordered_map>
 #include <vector>
 
-#include "cli/batch.hpp"
-#include "cli/commands.hpp"
+#include "cli/commands/commands.hpp"
+#include "cli/io/batch.hpp"
+#include "cli/io/output.hpp"
 #include "cli/io/output_file.hpp"
+#include "cli/io/perm_text.hpp"
 #include "cli/io/signal_scope.hpp"
-#include "cli/output.hpp"
-#include "cli/perm_text.hpp"
 #include "common/threads.hpp"
 #include "solve/blnq.hpp"
-#include "solve/solve.hpp"
 
 namespace nq::cli {
 namespace {
@@ -282,7 +283,7 @@ void write_solutions(FILE* f, const std::string& format, const SolveResult& r, b
   if (format == "perm") {
     for (const auto& p : r.solutions) write_perm(w, p);
   } else if (format == "board") {
-    std::string text;  // the one board format (cli/perm_text.hpp), as list writes it
+    std::string text;  // the one board format (cli/io/perm_text.hpp), as list writes it
     for (std::size_t k = 0; k < r.solutions.size(); ++k) {
       text.clear();
       if (k) text += '\n';

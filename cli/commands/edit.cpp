@@ -9,10 +9,10 @@
 
 #include "algebra/algebra.hpp"
 #include "algebra/orbits.hpp"
-#include "cli/commands.hpp"
+#include "cli/commands/commands.hpp"
+#include "cli/io/output.hpp"
+#include "cli/io/perm_text.hpp"
 #include "cli/io/stdout_stream.hpp"
-#include "cli/output.hpp"
-#include "cli/perm_text.hpp"
 #include "count/count.hpp"
 
 namespace nq::cli {

@@ -1,4 +1,4 @@
-#include "cli/numbers.hpp"
+#include "cli/io/numbers.hpp"
 
 #include "common/types.hpp"
 

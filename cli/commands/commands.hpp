@@ -1,4 +1,6 @@
-// One function per command; each returns the process exit status.
+// The commands of nqcount: one registry of {name, help, run}, from which main adds the
+// subcommands and runs the one the parser saw, and one function per command, each returning the
+// process exit status.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +13,14 @@
 
 namespace nq::cli {
 
+struct Command {
+  const char* name;
+  const char* help;
+  int (*run)(const Args& args);  // the command on its parsed arguments: the exit status
+};
+// Every command, in the order --help lists them.
+const std::vector<Command>& commands();
+
 int run_count(const CountArgs& args);
 int run_table(const TableArgs& args);
 int run_count_dp(const CountArgs& args);  // count --algo dp
@@ -20,13 +30,13 @@ int run_orbits(const OrbitsArgs& args);
 int run_group(const GroupArgs& args);
 int run_list(const ListArgs& args);
 int run_solve(const SolveArgs& args);
-int run_solve_blnq(const SolveArgs& args);  // solve --method blnq (cli/cmd_blnq.cpp)
+int run_solve_blnq(const SolveArgs& args);  // solve --method blnq (cli/commands/blnq.cpp)
 // Solutions (0-based rows) in solve's --format perm, board or json ({"n":N,"solutions":[...]},
-// whatever their number, none included), as solve writes them (cli/cmd_solve.cpp); for
+// whatever their number, none included), as solve writes them (cli/commands/solve.cpp); for
 // solve --method blnq, which writes every distinct solution its runs found.
 void write_solution_list(std::FILE* f, const std::string& format, std::int64_t n,
                          std::vector<Permutation> solutions);
-int run_solve_ldpc(const SolveArgs& args);  // solve --modular --ldpc J,K (cli/cmd_ldpc.cpp)
+int run_solve_ldpc(const SolveArgs& args);  // solve --modular --ldpc J,K (cli/commands/ldpc.cpp)
 int run_topology(const TopologyArgs& args);
 int run_simulate(const SimulateArgs& args);
 int run_estimate(const EstimateArgs& args);

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands.hpp"
-#include "cli/output.hpp"
+#include "cli/commands/commands.hpp"
+#include "cli/io/output.hpp"
 #include "count/count.hpp"
 #include "count/memory.hpp"
 

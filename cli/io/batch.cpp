@@ -1,8 +1,8 @@
-#include "cli/batch.hpp"
+#include "cli/io/batch.hpp"
 
 #include <cstdint>
 
-#include "cli/numbers.hpp"
+#include "cli/io/numbers.hpp"
 #include "common/read_file.hpp"
 #include "solve/solve.hpp"
 

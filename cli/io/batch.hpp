@@ -1,4 +1,4 @@
-// The --batch file of `nqcount solve`: board sizes, each a whole number (cli/numbers.hpp: digits
+// The --batch file of `nqcount solve`: board sizes, each a whole number (cli/io/numbers.hpp: digits
 // only, no sign, no leading zero) in 1..kMaxSolveN, separated by blanks or commas, any number
 // per line. Forgiving where nothing is lost: blank lines are skipped, '#' starts a comment that
 // runs to the end of its line, a UTF-8 byte-order mark at the start is skipped, and a line may

@@ -1,11 +1,11 @@
-#include "cli/perm_text.hpp"
+#include "cli/io/perm_text.hpp"
 
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "cli/numbers.hpp"
-#include "cli/output.hpp"
+#include "cli/io/numbers.hpp"
+#include "cli/io/output.hpp"
 #include "common/types.hpp"
 
 namespace nq::cli {

@@ -1,13 +1,13 @@
 // `nqcount list`: every solution (or every orbit's canonical representative), streamed in
 // lexicographic order straight from the bitboard enumeration (kernels/enumerate.hpp). The perm
-// and board formats are solve's (cli/perm_text.hpp); --json writes one JSON object per line.
+// and board formats are solve's (cli/io/perm_text.hpp); --json writes one JSON object per line.
 #include <cstdint>
 
 #include "algebra/algebra.hpp"
-#include "cli/commands.hpp"
+#include "cli/commands/commands.hpp"
+#include "cli/io/output.hpp"
+#include "cli/io/perm_text.hpp"
 #include "cli/io/stdout_stream.hpp"
-#include "cli/output.hpp"
-#include "cli/perm_text.hpp"
 #include "kernels/enumerate.hpp"
 
 namespace nq::cli {

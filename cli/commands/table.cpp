@@ -4,8 +4,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "cli/commands.hpp"
-#include "cli/output.hpp"
+#include "cli/commands/commands.hpp"
+#include "cli/io/output.hpp"
 #include "count/count.hpp"
 
 namespace nq::cli {

@@ -1,5 +1,7 @@
 // `nqcount orbits --n N [--method enumerate|algebraic]`: every orbit of an n-board, by
 // enumeration or grown algebraically from the orbits of n-1, checked against the enumeration.
+#include "algebra/orbits.hpp"
+
 #include <cstdint>
 #include <iomanip>
 #include <iostream>
@@ -10,12 +12,11 @@
 #include <vector>
 
 #include "algebra/algebra.hpp"
-#include "algebra/orbits.hpp"
-#include "cli/commands.hpp"
+#include "cli/commands/commands.hpp"
+#include "cli/io/output.hpp"
 #include "cli/io/output_file.hpp"
+#include "cli/io/perm_text.hpp"
 #include "cli/io/stdout_stream.hpp"
-#include "cli/output.hpp"
-#include "cli/perm_text.hpp"
 #include "count/count.hpp"
 
 namespace nq::cli {
