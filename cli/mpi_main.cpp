@@ -22,13 +22,10 @@
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <climits>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
-#include <list>
-#include <map>
 #include <mutex>
 #include <numeric>
 #include <optional>
@@ -40,6 +37,7 @@
 #include "cli/io/output.hpp"
 #include "cli/io/progress.hpp"
 #include "count/count.hpp"
+#include "count/dealer.hpp"
 
 namespace nq::cli {
 namespace {
@@ -87,8 +85,9 @@ std::vector<std::uint64_t> receive(int source, int tag, MPI_Status* status) {
 }
 
 // NQCOUNT_MPI_SYNTHETIC=1 (a measurement mode, scripts/mpi-throughput): the workers hand back
-// every subproblem of a batch at once, uncounted, batches hold one subproblem, rank 0 does not
-// count, and instead of a result it says how many batch results it handled per second.
+// every subproblem of a batch at once, uncounted, batches hold one subproblem (the dealer's
+// single_subproblems), rank 0 does not count, and instead of a result it says how many batch
+// results it handled per second.
 bool synthetic() {
   static const bool on = [] {
     const char* v = std::getenv("NQCOUNT_MPI_SYNTHETIC");
@@ -96,194 +95,6 @@ bool synthetic() {
   }();
   return on;
 }
-
-// A batch dealt to a rank: subproblems to count, or to count again for the cross-check.
-struct Batch {
-  std::vector<std::uint64_t> indices;
-  bool check = false;
-};
-
-// Rank 0's book: what is left to hand out, the cross-checks waiting for a second count, and the
-// exact sum of what came back (and was checked, where the cross-check selected it).
-class Dealer {
- public:
-  // `threads`: each rank's threads (the batch of a rank is a multiple of them).
-  Dealer(const Plan& plan, const std::vector<std::uint64_t>& todo,
-         const std::vector<std::uint64_t>& costs, SubproblemJournal* journal, Monitor& progress,
-         std::vector<int> threads, double check_fraction, std::uint64_t check_seed)
-      : plan_(plan),
-        costs_(costs),
-        journal_(journal),
-        progress_(progress),
-        threads_(std::move(threads)),
-        all_threads_(
-            static_cast<std::size_t>(std::accumulate(threads_.begin(), threads_.end(), 0))),
-        check_fraction_(synthetic() ? 0 : check_fraction),
-        check_seed_(check_seed),
-        by_rank_(threads_.size(), 0) {
-    // Largest estimated cost first (dealer_order says why).
-    for (std::size_t k : dealer_order(todo.size(), [&](std::size_t k) { return costs[todo[k]]; }))
-      todo_.push_back(todo[k]);
-  }
-
-  // What `rank` counts next: cross-checks of what other ranks counted first, then new work; its
-  // own counts again only once there is no new work left (so that none waits for ever). Empty:
-  // nothing left.
-  Batch take(int rank) {
-    std::lock_guard lock(mu_);
-    const std::size_t left = todo_.size() - next_;
-    const auto threads = static_cast<std::size_t>(threads_[static_cast<std::size_t>(rank)]);
-    const std::size_t cap = dealer_batch_cap(plan_.size(), threads, all_threads_);
-    Batch b;
-    for (const bool own : {false, true}) {
-      if (own && left > 0) break;
-      for (auto it = checks_.begin(); it != checks_.end() && b.indices.size() < cap;)
-        if ((it->second != rank) != own) {
-          b.indices.push_back(it->first);
-          it = checks_.erase(it);
-        } else {
-          ++it;
-        }
-      if (!b.indices.empty()) {
-        b.check = true;
-        out_ += b.indices.size();
-        return b;
-      }
-    }
-    const std::size_t batch = synthetic() ? std::min<std::size_t>(left, 1)
-                                          : dealer_batch(left, plan_.size(), threads, all_threads_);
-    const std::size_t end = dealer_batch_end(next_, todo_.size(), batch,
-                                             [&](std::size_t at) { return costs_[todo_[at]]; });
-    b.indices.assign(todo_.begin() + static_cast<std::ptrdiff_t>(next_),
-                     todo_.begin() + static_cast<std::ptrdiff_t>(end));
-    next_ = end;
-    for (std::uint64_t i : b.indices) cost_out_ += costs_[i];
-    out_ += b.indices.size();
-    return b;
-  }
-  void stop_dealing() {
-    std::lock_guard lock(mu_);
-    next_ = todo_.size();
-    checks_.clear();
-    stopped_ = true;
-  }
-  // Whether a rank that take() just sent away empty-handed may yet get work: cross-checks come
-  // from counts still out with the ranks. Such a rank waits for them rather than stop (which
-  // would leave the checks to nobody).
-  bool may_deal_more() {
-    std::lock_guard lock(mu_);
-    return !stopped_ && check_fraction_ > 0 && (out_ > 0 || !checks_.empty());
-  }
-  // Results of a batch from `rank`: counts (those the cross-check selects wait for their second
-  // count), or second counts (`check`), compared with the first.
-  void deliver(int rank, const std::vector<FinishedSubproblem>& done, bool check) {
-    if (done.empty()) return;
-    std::vector<FinishedSubproblem> settled;
-    {
-      std::lock_guard lock(mu_);
-      out_ -= std::min(out_, done.size());
-      for (const FinishedSubproblem& f : done) {
-        if (check) {
-          const auto it = pending_.find(f.index);
-          if (it == pending_.end()) continue;  // not ours to check (cannot happen)
-          const First& first = it->second;
-          if (first.tally.solutions != f.tally.solutions && failure_.empty())
-            failure_ =
-                "cross-check failed: subproblem " + std::to_string(f.index) + ": rank " +
-                std::to_string(first.rank) + " counted " + std::to_string(first.tally.solutions) +
-                ", rank " + std::to_string(rank) +
-                " counted it again with the second kernel: " + std::to_string(f.tally.solutions);
-          if (first.tally.solutions == f.tally.solutions) {
-            settled.push_back({f.index, first.tally});
-            ++checked_;
-            if (first.rank != rank) ++checked_elsewhere_;
-          }
-          pending_.erase(it);
-        } else {
-          by_rank_[static_cast<std::size_t>(rank)] += 1;
-          if (check_fraction_ > 0 && cross_check_selected(check_fraction_, check_seed_, f.index)) {
-            pending_[f.index] = {f.tally, rank};
-            checks_.emplace_back(f.index, rank);
-          } else {
-            settled.push_back(f);
-          }
-        }
-      }
-    }
-    record(settled);
-  }
-  Partial sum() {
-    std::lock_guard lock(mu_);
-    return sum_;
-  }
-  // Estimated cost of the subproblems dealt and not yet back, and of those back in this run.
-  std::pair<std::uint64_t, std::uint64_t> cost_out_and_in() {
-    std::lock_guard lock(mu_);
-    return {cost_out_, cost_in_};
-  }
-  std::vector<std::uint64_t> by_rank() {
-    std::lock_guard lock(mu_);
-    return by_rank_;
-  }
-  std::uint64_t checked() {
-    std::lock_guard lock(mu_);
-    return checked_;
-  }
-  std::uint64_t checked_elsewhere() {
-    std::lock_guard lock(mu_);
-    return checked_elsewhere_;
-  }
-  std::string failure() {
-    std::lock_guard lock(mu_);
-    return failure_;
-  }
-
- private:
-  struct First {  // a first count waiting for its check
-    Tally tally;
-    int rank = 0;
-  };
-  // Into the journal and the sums.
-  void record(const std::vector<FinishedSubproblem>& done) {
-    if (done.empty()) return;
-    if (journal_) journal_->record(done);
-    std::uint64_t nodes = 0, cost = 0;
-    std::lock_guard lock(mu_);
-    for (const FinishedSubproblem& f : done) {
-      sum_.weighted += static_cast<u128>(plan_.weight(f.index)) * f.tally.solutions;
-      sum_.nodes += f.tally.nodes;
-      nodes += f.tally.nodes;
-      cost += costs_[f.index];
-    }
-    cost_out_ -= cost;
-    cost_in_ += cost;
-    sum_.subproblems += done.size();
-    progress_.subproblems_done.fetch_add(done.size(), std::memory_order_relaxed);
-    progress_.nodes_done.fetch_add(nodes, std::memory_order_relaxed);
-    progress_.cost_done.fetch_add(cost, std::memory_order_relaxed);
-  }
-
-  const Plan& plan_;
-  std::vector<std::uint64_t> todo_;
-  const std::vector<std::uint64_t>& costs_;
-  SubproblemJournal* journal_;
-  Monitor& progress_;
-  std::vector<int> threads_;
-  std::size_t all_threads_;
-  double check_fraction_;
-  std::uint64_t check_seed_;
-  std::mutex mu_;
-  std::size_t next_ = 0;
-  std::size_t out_ = 0;  // subproblems dealt and not yet back
-  bool stopped_ = false;
-  std::uint64_t cost_out_ = 0, cost_in_ = 0;
-  Partial sum_;
-  std::vector<std::uint64_t> by_rank_;  // subproblems each rank counted first in this run
-  std::map<std::uint64_t, First> pending_;
-  std::list<std::pair<std::uint64_t, int>> checks_;  // (subproblem, the rank that counted it)
-  std::uint64_t checked_ = 0, checked_elsewhere_ = 0;
-  std::string failure_;
-};
 
 // Every rank's verdict on the arguments and the plan: 0, or the exit status of the worst.
 int agree(int status) {
@@ -424,7 +235,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
   start_monitor(progress, plan, costs, resumed);
 
   Dealer dealer(plan, resumed.todo, costs, journal, progress, threads, cross_check_fraction(base),
-                base.cross_check_seed);
+                base.cross_check_seed, synthetic());
   const bool show = !args.no_progress && (args.progress || stderr_is_terminal());
   ProgressLine line(progress, show);
 
@@ -445,7 +256,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
     CollectingJournal collected;
     CountConfig count = counting, check = again;
     count.journal = check.journal = &collected;
-    for (Batch batch = dealer.take(0); !batch.indices.empty(); batch = dealer.take(0)) {
+    for (DealtBatch batch = dealer.take(0); !batch.indices.empty(); batch = dealer.take(0)) {
       const auto r = count_selected(batch.check ? check : count, plan, batch.indices, &signal);
       dealer.deliver(0, collected.take(), batch.check);
       stop_if_failed();
@@ -483,7 +294,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
   auto answer = [&](int k) {
     Worker& worker = workers[static_cast<std::size_t>(k)];
     if (signal.cancel.load(std::memory_order_relaxed) || check_failed) dealer.stop_dealing();
-    const Batch next = dealer.take(k);
+    const DealtBatch next = dealer.take(k);
     std::vector<std::uint64_t> message;
     if (next.indices.empty() && dealer.may_deal_more()) {
       // A rank that holds a batch asks again when that one is done (it cannot listen before);
