@@ -203,7 +203,7 @@ TEST(DocExamples, ABrokenLinkOrSectionReferenceFails) {
       "# Tool\n\n[gone](docs/b.md) and [no such section](docs/a.md#third-section)\n"
       "[nor here](#usage)\n";
   const Outcome r =
-      doc_examples(doc_fixture("docs-links", readme, "README, \"Usage\""), "--links-only");
+      doc_examples(doc_fixture("docs-links", readme, "the README's\n// \"Usage\""), "--links-only");
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_NE(r.err.find("README.md:3: link to a missing file: docs/b.md"), std::string::npos)
       << r.err;
