@@ -1,9 +1,12 @@
 // The scripts a user runs by hand (scripts/): here `scripts/bench --frontier`, the figures the
-// join's frontier work is judged by. Its arithmetic is checked with stand-in binaries whose
-// times are known (shell scripts that print a --json result), its counting with the real one.
+// join's frontier work is judged by, and `scripts/doc-examples`, the documentation's checker. Its
+// arithmetic is checked with stand-in binaries whose times are known (shell scripts that print a
+// --json result), its counting with the real one.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "tests/cli_runner.hpp"
@@ -143,6 +146,86 @@ TEST(BenchFrontier, BadOptionsAreOneErrorLine) {
     EXPECT_EQ(r.err.rfind("nqcount: error: bench: ", 0), 0u) << args << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
     EXPECT_TRUE(r.out.empty()) << args;
+  }
+}
+
+// scripts/doc-examples on a small repository of its own: a README.md, a docs/ page and a source
+// file whose comment names a section.
+std::string doc_fixture(const std::string& name, const std::string& readme,
+                        const std::string& source_comment = "docs/a.md, \"First section\"") {
+  const std::string root = temp_dir(name);
+  std::filesystem::create_directories(root + "/docs");
+  std::ofstream(root + "/README.md") << readme;
+  std::ofstream(root + "/docs/a.md") << "# A page\n\n## First section\n\n"
+                                        "## Second, with `code` (and more)\n";
+  std::ofstream(root + "/main.cpp") << "// See " << source_comment << ".\n";
+  return root;
+}
+
+Outcome doc_examples(const std::string& root, const std::string& args = "") {
+  return shell("NQCOUNT=" NQCOUNT_BIN " " NQ_SOURCE_DIR "/scripts/doc-examples --root " + root +
+               " " + args);
+}
+
+const std::string kGoodReadme =
+    "# Tool\n\n[a page](docs/a.md), [its section](docs/a.md#second-with-code-and-more), "
+    "[here](#tool)\n\n"
+    "```sh\nnqcount --n 6 --threads 1 > out.txt   # a comment\nnqcount --n 6 --threads 1 "
+    "--json\n```\n\n"
+    "<!-- doc-test: --n 99 => --n 5 -->\n```console\n$ nqcount --n 99 --threads 1\n```\n\n"
+    "<!-- doc-test: exit 2 -->\n```\nnqcount --n abc\n```\n\n"
+    "| command | example |\n|---|---|\n| count | `nqcount --n 4 --verify` |\n"
+    "| bad | `nqcount --n 0x` <!-- doc-test: exit 2 --> |\n";
+
+TEST(DocExamples, DocumentedExamplesAndLinksPass) {
+  const Outcome r = doc_examples(doc_fixture("docs-good", kGoodReadme));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("6 examples run, 0 skipped"), std::string::npos) << r.err;
+}
+
+TEST(DocExamples, AnExampleThatExitsOtherwiseThanDocumentedFails) {
+  const std::string readme =
+      "# Tool\n\n```sh\nnqcount --n abc\nnqcount --n 4\n```\n\n"
+      "| x | `nqcount --n 4` <!-- doc-test: exit 2 --> |\n";
+  const Outcome r = doc_examples(doc_fixture("docs-exit", readme), "--examples-only");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("nqcount: error: README.md:4: `nqcount --n abc` exited 2, documented 0"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("nqcount: error: README.md:8: `nqcount --n 4` exited 0, documented 2"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 3) << r.err;  // the summary, 2 errors
+}
+
+TEST(DocExamples, ABrokenLinkOrSectionReferenceFails) {
+  const std::string readme =
+      "# Tool\n\n[gone](docs/b.md) and [no such section](docs/a.md#third-section)\n"
+      "[nor here](#usage)\n";
+  const Outcome r =
+      doc_examples(doc_fixture("docs-links", readme, "the README's\n// \"Usage\""), "--links-only");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("README.md:3: link to a missing file: docs/b.md"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("README.md:3: link to a missing section: docs/a.md#third-section"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("README.md:4: link to a missing section: #usage"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("main.cpp:1: reference to a missing section: README, \"Usage\""),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(DocExamples, BadOptionsAreOneErrorLine) {
+  const std::string root = doc_fixture("docs-usage", "# Tool\n");
+  for (const std::string args : {"--bogus", "--timeout", "--timeout x",
+                                 "--links-only --examples-only", "--root /nonexistent"}) {
+    const Outcome r = shell(NQ_SOURCE_DIR "/scripts/doc-examples " +
+                            (args.rfind("--root", 0) == 0 ? args : "--root " + root + " " + args));
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(r.err.rfind("nqcount: error: ", 0), 0u) << args << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
   }
 }
 
