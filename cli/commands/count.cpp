@@ -12,6 +12,7 @@
 #include "algebra/dp.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/commands/count_run.hpp"
+#include "cli/io/json.hpp"
 #include "cli/io/output.hpp"
 #include "cli/io/output_file.hpp"
 #include "cli/io/progress.hpp"
@@ -186,39 +187,9 @@ int report_count(const CountArgs& args, const CountResult& r, const RankShares& 
   const bool match = known && r.orbits.total == known->total && r.orbits.unique == known->unique;
 
   if (args.json) {
-    nlohmann::json j;
-    j["n"] = r.n;
-    j["threads"] = r.threads;
-    j["total"] = json_count(r.orbits.total);
-    j["unique"] = json_count(r.orbits.unique);
-    j["orbits"] = {{"1", json_count(r.orbits.u1)},
-                   {"2", json_count(r.orbits.u2)},
-                   {"4", json_count(r.orbits.u4)},
-                   {"8", json_count(r.orbits.u8)}};
-    j["nodes"] = json_count(r.nodes);
-    j["subproblems"] = r.subproblems;
-    j["classes"] = r.classes;
-    j["split_depth"] = r.split_rows;
-    j["seconds"] = r.seconds;
-    j["kernel"] = r.kernel;
-    j["isa"] = r.isa;
-    j["setup_seconds"] = r.setup_seconds;
-    j["numa_nodes"] = r.numa_nodes;
-    j["memory_estimate_bytes"] = r.memory_estimate;
-    j["arenas"] = nlohmann::json::array();
-    for (const ArenaResult& a : r.arenas)
-      j["arenas"].push_back({{"node", a.node},
-                             {"threads", a.threads},
-                             {"cpus", a.cpus},
-                             {"pinned", a.pinned},
-                             {"ran_on", a.ran_on},
-                             {"worker_cpus", a.worker_cpus},
-                             {"subproblems", a.subproblems},
-                             {"helped", a.helped},
-                             {"stolen", a.stolen}});
+    nlohmann::json j = r;
     j["verified"] = known ? nlohmann::json(match) : nlohmann::json(nullptr);
     if (!args.checkpoint.empty()) j["subproblems_resumed"] = r.subproblems_resumed;
-    j["cross_checked"] = r.cross_checked;
     if (!ranks.subproblems.empty()) {
       j["ranks"] = ranks.subproblems.size();
       j["subproblems_by_rank"] = ranks.subproblems;
@@ -304,14 +275,8 @@ int run_count_dp(const CountArgs& args) {
   const auto known = known_value(r.n);
   const bool match = known && r.total == known->total;
   if (args.json) {
-    nlohmann::json j;
-    j["n"] = r.n;
+    nlohmann::json j = r;
     j["algo"] = "dp";
-    j["total"] = r.total;
-    j["peak_states"] = r.peak_states;
-    j["merges"] = r.merges;
-    j["threads"] = r.threads;
-    j["seconds"] = r.seconds;
     j["verified"] = known ? nlohmann::json(match) : nlohmann::json(nullptr);
     std::cout << j.dump() << "\n";
   } else {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/commands/commands.hpp"
+#include "cli/io/json.hpp"
 #include "cli/io/output.hpp"
 #include "count/count.hpp"
 
@@ -64,37 +65,9 @@ int run_estimate(const EstimateArgs& args) {
   }
   const Interval& cs = r->core_seconds;
   if (args.json) {
-    nlohmann::json j;
-    j["n"] = r->n;
-    j["subproblems"] = r->subproblems;
-    j["ranks"] = r->ranks;
-    j["tasks"] = r->tasks;
-    j["strata"] = r->strata;
-    j["samples"] = r->samples;
+    nlohmann::json j = *r;
     j["pieces"] = args.pieces;
-    j["sampled_within"] = r->sampled_within;
     j["seed"] = args.seed;
-    j["sample_cpu_seconds"] = r->sample_seconds;
-    j["passes"] = r->passes;
-    j["pass_draws"] = r->pass_draws;
-    j["speed_blocks"] = r->speed_blocks;
-    j["spread_seconds"] = r->spread_seconds;
-    j["speed_spread"] = r->speed_spread;
-    j["sampling_error"] = r->sampling_error;
-    auto interval = [](const Interval& i, double scale = 1) {
-      return nlohmann::json{
-          {"estimate", i.value / scale}, {"low", i.low / scale}, {"high", i.high / scale}};
-    };
-    j["core_seconds"] = interval(cs);
-    j["core_hours"] = interval(cs, 3600);
-    j["sample_core_hours"] = interval(r->sample_core_seconds, 3600);
-    j["total"] = interval(r->total);
-    j["worker_bytes"] = r->worker_bytes;
-    j["process_bytes"] = r->process_bytes;
-    j["procs"] = r->procs;
-    j["wall_seconds"] = r->wall_seconds;
-    j["efficiency"] = r->efficiency;
-    j["seconds"] = r->seconds;
     if (args.check > 0) {
       j["checked"] = r->checked;
       j["check_rows"] = r->check_rows;

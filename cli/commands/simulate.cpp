@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/commands/commands.hpp"
+#include "cli/io/json.hpp"
 #include "cli/io/output.hpp"
 #include "count/count.hpp"
 #include "count/memory.hpp"
@@ -53,17 +54,9 @@ int run_simulate_dealer(const SimulateArgs& args, const std::vector<TaskStat>& t
   }
   const SimulatedDeal d = simulate_dealer(tasks, args.ranks, args.procs, root);
   if (args.json) {
-    nlohmann::json j;
+    nlohmann::json j = d;
     j["tasks"] = tasks.size();
-    j["ranks"] = d.ranks;
-    j["threads_per_rank"] = d.threads;
     j["root_seconds"] = root;
-    j["batches"] = d.batches;
-    j["work_seconds"] = d.work;
-    j["makespan_seconds"] = d.makespan;
-    j["efficiency"] = d.efficiency;
-    j["root_busy"] = d.root_busy;
-    j["longest_wait_seconds"] = d.longest_wait;
     std::cout << j.dump() << "\n";
     return 0;
   }
@@ -124,19 +117,12 @@ int run_simulate(const SimulateArgs& args) {
       simulate_schedule(args.cost == "nodes" ? costs_from_nodes(*tasks) : *tasks, args.procs,
                         args.node_cores, serial, plan_order);
   if (args.json) {
-    nlohmann::json j;
+    nlohmann::json j = run;
     j["tasks"] = tasks->size();
-    j["workers"] = run.workers;
-    j["arenas"] = run.arenas;
     j["node_cores"] = args.node_cores;
     j["serial_seconds"] = serial;
     j["cost"] = args.cost;
     j["order"] = plan_order ? "plan" : "largest";
-    j["work_seconds"] = run.work;
-    j["makespan_seconds"] = run.makespan;
-    j["speedup"] = run.speedup;
-    j["efficiency"] = run.efficiency;
-    j["steals"] = run.steals;
     std::cout << j.dump() << "\n";
     return 0;
   }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/commands/commands.hpp"
+#include "cli/io/json.hpp"
 #include "cli/io/output.hpp"
 #include "count/count.hpp"
 
@@ -21,24 +22,9 @@ int run_topology(const TopologyArgs& args) {
   const int threads = resolve_threads(args.threads);
   const NumaPlan plan = plan_arenas(t, threads, args.numa != "off");
   if (args.json) {
-    nlohmann::json j;
-    j["source"] = t.source;
-    j["this_system"] = t.this_system;
-    j["packages"] = t.packages;
-    j["numa_nodes"] = t.nodes.size();
-    j["cores"] = t.cores;
-    j["pus"] = t.pus;
-    j["nodes"] = nlohmann::json::array();
-    for (const NumaNode& n : t.nodes)
-      j["nodes"].push_back(
-          {{"node", n.os_index}, {"package", n.package}, {"cores", n.cores}, {"pus", n.pus}});
+    nlohmann::json j = t;
     j["threads"] = plan.threads;
-    j["arenas"] = nlohmann::json::array();
-    for (const ArenaPlan& a : plan.arenas)
-      j["arenas"].push_back({{"node", a.node},
-                             {"threads", a.threads},
-                             {"cpus", a.cpus},
-                             {"worker_cpus", worker_cpus(a, {})}});
+    j["arenas"] = plan.arenas;
     std::cout << j.dump() << "\n";
     return 0;
   }
