@@ -38,6 +38,8 @@
 #include "cli/io/progress.hpp"
 #include "count/count.hpp"
 #include "count/dealer.hpp"
+#include "count/memory.hpp"
+#include "count/orchestrate.hpp"
 
 namespace nq::cli {
 namespace {

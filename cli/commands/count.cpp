@@ -16,6 +16,8 @@
 #include "cli/io/output.hpp"
 #include "cli/io/output_file.hpp"
 #include "cli/io/progress.hpp"
+#include "count/known.hpp"
+#include "count/memory.hpp"
 
 namespace nq::cli {
 namespace {

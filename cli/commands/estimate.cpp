@@ -1,5 +1,7 @@
 // `nqcount estimate --n N`: what a full count would cost, from a counted random sample of its
 // subproblems (engine/count/estimate.hpp), without doing it.
+#include "count/estimate.hpp"
+
 #include <cstdio>
 #include <iostream>
 #include <sstream>

@@ -1,4 +1,6 @@
 // `nqcount topology`: the machine as hwloc sees it, and the NUMA plan a count would use.
+#include "count/topology.hpp"
+
 #include <iomanip>
 #include <iostream>
 #include <sstream>

@@ -8,6 +8,9 @@
 
 #include "algebra/dp.hpp"
 #include "count/count.hpp"
+#include "count/estimate.hpp"
+#include "count/schedule.hpp"
+#include "count/topology.hpp"
 
 namespace nq {
 

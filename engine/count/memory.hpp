@@ -20,7 +20,8 @@
 #include <string>
 
 #include "common/types.hpp"
-#include "count/count.hpp"
+#include "count/config.hpp"
+#include "count/plan.hpp"
 #include "kernels/kernels.hpp"
 
 namespace nq {

@@ -8,8 +8,8 @@
 #include <span>
 
 #include "common/types.hpp"
+#include "count/config.hpp"
 #include "count/cost.hpp"
-#include "count/count.hpp"
 #include "count/journal.hpp"
 #include "count/plan.hpp"
 #include "count/reducer.hpp"

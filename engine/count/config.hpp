@@ -1,0 +1,97 @@
+// A count's config and its result: what a caller of count() (count.hpp) fills in and reads
+// back, and what the run's own bookkeeping (memory.hpp, orchestrate.hpp) works on.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/types.hpp"
+#include "count/journal.hpp"
+#include "count/reducer.hpp"
+#include "count/schedule.hpp"
+
+namespace nq {
+
+struct Kernel;
+
+// The seed of --cross-check-seed when none is given.
+inline constexpr std::uint64_t kDefaultCrossCheckSeed = 1;
+
+struct CountConfig {
+  int n = 0;
+  int threads = 0;              // 0: every hardware thread; more than the hardware is allowed
+  std::string kernel = "auto";  // a kernel name from the table (all_kernels()), or "auto"
+  int split_rows = -1;          // -1: default_split_rows(n)
+  // The literature's backtracking variants (kernels/ordered.cpp), scalar kernel only: the open
+  // row searched next (top to bottom, or the one with the fewest free squares) and look-ahead.
+  bool order_fewest = false;
+  bool lookahead = false;
+  // Optional (engine/count/journal.hpp): count() skips the subproblems it has finished and adds
+  // their counts back; every subproblem finished by this run is recorded in it.
+  SubproblemJournal* journal = nullptr;
+  bool numa = true;         // one arena per NUMA node, pinned (false: one unpinned arena)
+  bool task_stats = false;  // time every subproblem (CountResult::tasks)
+  // Bytes the run may use (engine/count/memory.hpp): a count whose estimated peak is above it is
+  // refused before it starts. 0: default_memory_limit(), 80% of the physical memory.
+  std::uint64_t memory_limit = 0;
+  // The fraction of subproblems counted a second time, by an independent kernel
+  // (cross_check_kernel below), in [0, 1]: a difference stops the run
+  // (CountResult::cross_check_failure). -1: default_cross_check(n). Which subproblems is decided
+  // by the seed and the subproblem's index alone (cross_check_selected), so a resumed run, another
+  // thread count or another MPI rank checks the same ones.
+  double cross_check = -1;
+  std::uint64_t cross_check_seed = kDefaultCrossCheckSeed;
+  // Tests: the second kernel, instead of the one cross_check_kernel() picks.
+  const Kernel* cross_check_kernel = nullptr;
+  // count_selected only: count the selection with the second kernel instead (and check nothing):
+  // nqcount-mpi's cross-check, on another rank than the one that counted it first.
+  bool recheck = false;
+};
+
+// What one arena did.
+struct ArenaResult {
+  int node = -1;  // NUMA node (os index), -1 for the unpinned arena of numa = false
+  int threads = 0;
+  std::vector<int> cpus;          // the CPUs it was pinned to (empty: unpinned)
+  bool pinned = false;            // every thread that entered it was bound to `cpus`
+  std::vector<int> ran_on;        // the CPUs its threads were seen running on, ascending
+  std::uint64_t subproblems = 0;  // counted by its threads
+  std::uint64_t helped = 0;       // of those, taken from another node's share
+  std::uint64_t stolen = 0;       // of those, taken from another thread of the same node
+  // The CPU each worker bound itself to for its loop, where the arena has one thread a CPU
+  // (topology.hpp, worker_cpus); empty where its threads moved freely.
+  std::vector<int> worker_cpus;
+};
+
+struct CountResult {
+  int n = 0;
+  int threads = 0;
+  OrbitCounts orbits;
+  u128 nodes = 0;
+  std::uint64_t subproblems = 0;        // subproblems counted
+  std::uint64_t subproblems_total = 0;  // subproblems planned (0: cancelled while planning)
+  std::uint64_t classes = 0;            // canonical classes (0 for the classic route)
+  int split_rows = 0;
+  double seconds = 0;
+  std::string kernel;
+  std::string isa;   // the instruction set the kernel ran in (Kernel::isa)
+  std::string note;  // what "auto" chose differently from what it names, for the caller to say
+  bool cancelled = false;                 // Monitor::cancel stopped it: counts are partial
+  std::uint64_t subproblems_resumed = 0;  // of `subproblems`, found done in the journal
+  double setup_seconds = 0;               // planning, estimating and dealing: before any counting
+  int numa_nodes = 1;                     // NUMA nodes the run used (one arena each)
+  std::vector<ArenaResult> arenas;
+  std::vector<TaskStat> tasks;  // with CountConfig::task_stats: one per subproblem, by id
+  // The estimated peak memory in bytes (engine/count/memory.hpp), checked against the limit up
+  // front.
+  std::uint64_t memory_estimate = 0;
+  std::uint64_t cross_checked = 0;  // subproblems this run counted twice (CountConfig::cross_check)
+  std::string cross_check_kernel;   // the second kernel ("" when nothing is cross-checked)
+  // Not empty: a cross-checked subproblem was counted differently by the two kernels, and the
+  // run stopped there (`cancelled` is set; the counts are partial). One line, e.g.
+  // "cross-check failed: subproblem 17: avx2 counted 10, scalar counted 11".
+  std::string cross_check_failure;
+};
+
+}  // namespace nq
