@@ -36,10 +36,10 @@
 #include "cli/commands/count_run.hpp"
 #include "cli/io/output.hpp"
 #include "cli/io/progress.hpp"
-#include "count/count.hpp"
-#include "count/dealer.hpp"
-#include "count/memory.hpp"
-#include "count/orchestrate.hpp"
+#include "engine/count/count.hpp"
+#include "engine/count/dealer.hpp"
+#include "engine/count/memory.hpp"
+#include "engine/count/orchestrate.hpp"
 
 namespace nq::cli {
 namespace {

@@ -7,14 +7,14 @@
 #include <sstream>
 #include <type_traits>
 
-#include "algebra/dp.hpp"
-#include "algebra/orbits.hpp"
+#include "base/types.hpp"
 #include "cli/io/numbers.hpp"
-#include "common/types.hpp"
-#include "count/count.hpp"
+#include "engine/algebra/dp.hpp"
+#include "engine/algebra/orbits.hpp"
+#include "engine/count/count.hpp"
+#include "engine/solve/blnq.hpp"
+#include "engine/solve/solve.hpp"
 #include "kernels/kernels.hpp"
-#include "solve/blnq.hpp"
-#include "solve/solve.hpp"
 
 namespace nq::cli {
 

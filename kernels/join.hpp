@@ -39,8 +39,8 @@
 #include <utility>
 #include <vector>
 
-#include "common/prefault.hpp"
-#include "common/splitmix.hpp"
+#include "base/prefault.hpp"
+#include "base/splitmix.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/subproblem.hpp"
 

@@ -3,9 +3,9 @@
 // Rivin-Zabih DP against the same, and the algebraic orbit search against the enumeration.
 #include <benchmark/benchmark.h>
 
-#include "algebra/dp.hpp"
-#include "algebra/orbits.hpp"
-#include "count/count.hpp"
+#include "engine/algebra/dp.hpp"
+#include "engine/algebra/orbits.hpp"
+#include "engine/count/count.hpp"
 #include "kernels/enumerate.hpp"
 
 namespace {

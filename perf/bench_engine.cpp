@@ -5,9 +5,9 @@
 #include <benchmark/benchmark.h>
 #include <oneapi/tbb/task_arena.h>
 
-#include "count/cost.hpp"
-#include "count/count.hpp"
-#include "count/plan.hpp"
+#include "engine/count/cost.hpp"
+#include "engine/count/count.hpp"
+#include "engine/count/plan.hpp"
 
 namespace {
 

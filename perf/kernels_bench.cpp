@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "count/plan.hpp"
+#include "engine/count/plan.hpp"
 #include "kernels/kernels.hpp"
 
 namespace {

@@ -5,7 +5,7 @@
 // found, each verified, go to --output in solve's formats (perm, board, json); then the report
 // goes to stderr when the solutions go to stdout. --time-limit ends the runs as it ends solve's
 // other methods: exit 1, nothing written, and --json's record says so.
-#include "solve/blnq.hpp"
+#include "engine/solve/blnq.hpp"
 
 #include <charconv>
 #include <cstdio>
@@ -14,11 +14,11 @@
 #include <random>
 #include <string>
 
+#include "base/types.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/io/output.hpp"
 #include "cli/io/output_file.hpp"
 #include "cli/io/signal_scope.hpp"
-#include "common/types.hpp"
 
 namespace nq::cli {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "base/huge_pages.hpp"
 #include "cli/options.hpp"
-#include "common/huge_pages.hpp"
 
 namespace nq::cli {
 

@@ -1,5 +1,5 @@
 // `nqcount count`: the engine's count (and `--algo dp`, the independent cross-check).
-#include "count/count.hpp"
+#include "engine/count/count.hpp"
 
 #include <unistd.h>
 
@@ -9,15 +9,15 @@
 #include <iostream>
 #include <optional>
 
-#include "algebra/dp.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/commands/count_run.hpp"
 #include "cli/io/json.hpp"
 #include "cli/io/output.hpp"
 #include "cli/io/output_file.hpp"
 #include "cli/io/progress.hpp"
-#include "count/known.hpp"
-#include "count/memory.hpp"
+#include "engine/algebra/dp.hpp"
+#include "engine/count/known.hpp"
+#include "engine/count/memory.hpp"
 
 namespace nq::cli {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "cli/io/signal_scope.hpp"
 #include "cli/options.hpp"
-#include "count/count.hpp"
+#include "engine/count/count.hpp"
 
 namespace nq::cli {
 

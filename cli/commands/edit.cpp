@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "algebra/algebra.hpp"
-#include "algebra/orbits.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/io/output.hpp"
 #include "cli/io/perm_text.hpp"
 #include "cli/io/stdout_stream.hpp"
-#include "count/count.hpp"
+#include "engine/algebra/algebra.hpp"
+#include "engine/algebra/orbits.hpp"
+#include "engine/count/count.hpp"
 
 namespace nq::cli {
 

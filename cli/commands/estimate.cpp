@@ -1,6 +1,6 @@
 // `nqcount estimate --n N`: what a full count would cost, from a counted random sample of its
 // subproblems (engine/count/estimate.hpp), without doing it.
-#include "count/estimate.hpp"
+#include "engine/count/estimate.hpp"
 
 #include <cstdio>
 #include <iostream>
@@ -10,7 +10,7 @@
 #include "cli/commands/commands.hpp"
 #include "cli/io/json.hpp"
 #include "cli/io/output.hpp"
-#include "count/count.hpp"
+#include "engine/count/count.hpp"
 
 namespace nq::cli {
 namespace {

@@ -7,9 +7,9 @@
 #include <iostream>
 #include <string>
 
-#include "algebra/algebra.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/io/output.hpp"
+#include "engine/algebra/algebra.hpp"
 
 namespace nq::cli {
 

@@ -6,18 +6,18 @@
 // H goes to a file, to stderr when H goes to stdout; --json makes it one JSON object (H then needs
 // a file). Exit 1 when H has a 4-cycle (H is still written: the report says where the shifts
 // collide).
-#include "algebra/ldpc.hpp"
+#include "engine/algebra/ldpc.hpp"
 
 #include <charconv>
 #include <iostream>
 #include <random>
 #include <string>
 
+#include "base/types.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/io/output.hpp"
 #include "cli/io/output_file.hpp"
-#include "common/types.hpp"
-#include "solve/solve.hpp"
+#include "engine/solve/solve.hpp"
 
 namespace nq::cli {
 namespace {

@@ -3,11 +3,11 @@
 // and board formats are solve's (cli/io/perm_text.hpp); --json writes one JSON object per line.
 #include <cstdint>
 
-#include "algebra/algebra.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/io/output.hpp"
 #include "cli/io/perm_text.hpp"
 #include "cli/io/stdout_stream.hpp"
+#include "engine/algebra/algebra.hpp"
 #include "kernels/enumerate.hpp"
 
 namespace nq::cli {

@@ -1,6 +1,6 @@
 // `nqcount orbits --n N [--method enumerate|algebraic]`: every orbit of an n-board, by
 // enumeration or grown algebraically from the orbits of n-1, checked against the enumeration.
-#include "algebra/orbits.hpp"
+#include "engine/algebra/orbits.hpp"
 
 #include <cstdint>
 #include <iomanip>
@@ -11,13 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "algebra/algebra.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/io/output.hpp"
 #include "cli/io/output_file.hpp"
 #include "cli/io/perm_text.hpp"
 #include "cli/io/stdout_stream.hpp"
-#include "count/count.hpp"
+#include "engine/algebra/algebra.hpp"
+#include "engine/count/count.hpp"
 
 namespace nq::cli {
 namespace {

@@ -15,8 +15,8 @@
 #include "cli/commands/commands.hpp"
 #include "cli/io/json.hpp"
 #include "cli/io/output.hpp"
-#include "count/count.hpp"
-#include "count/memory.hpp"
+#include "engine/count/count.hpp"
+#include "engine/count/memory.hpp"
 
 namespace nq::cli {
 namespace {

@@ -1,7 +1,7 @@
 // `nqcount solve`: validate, call the engine, write the solutions. Everything the user can get
 // wrong is checked before the search starts, so a bad option never costs a long run and never
 // leaves a partial file.
-#include "solve/solve.hpp"
+#include "engine/solve/solve.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -26,14 +26,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/threads.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/io/batch.hpp"
 #include "cli/io/output.hpp"
 #include "cli/io/output_file.hpp"
 #include "cli/io/perm_text.hpp"
 #include "cli/io/signal_scope.hpp"
-#include "common/threads.hpp"
-#include "solve/blnq.hpp"
+#include "engine/solve/blnq.hpp"
 
 namespace nq::cli {
 namespace {
@@ -545,7 +545,7 @@ int run_solve(const SolveArgs& args) {
             std::to_string(n));
         return 2;
       }
-  // Solutions go to stdout, or to --output (engine/common/file_io.hpp says how it is written).
+  // Solutions go to stdout, or to --output (base/file_io.hpp says how it is written).
   OutputFile sink(args.output.empty() ? "-" : args.output, "--output");
   if (!sink.open(&error)) {
     print_error(error);

@@ -6,7 +6,7 @@
 
 #include "cli/commands/commands.hpp"
 #include "cli/io/output.hpp"
-#include "count/known.hpp"
+#include "engine/count/known.hpp"
 
 namespace nq::cli {
 

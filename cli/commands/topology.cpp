@@ -1,5 +1,5 @@
 // `nqcount topology`: the machine as hwloc sees it, and the NUMA plan a count would use.
-#include "count/topology.hpp"
+#include "engine/count/topology.hpp"
 
 #include <iomanip>
 #include <iostream>
@@ -10,7 +10,7 @@
 #include "cli/commands/commands.hpp"
 #include "cli/io/json.hpp"
 #include "cli/io/output.hpp"
-#include "count/count.hpp"
+#include "engine/count/count.hpp"
 
 namespace nq::cli {
 

@@ -2,9 +2,9 @@
 
 #include <cstdint>
 
+#include "base/read_file.hpp"
 #include "cli/io/numbers.hpp"
-#include "common/read_file.hpp"
-#include "solve/solve.hpp"
+#include "engine/solve/solve.hpp"
 
 namespace nq::cli {
 

@@ -6,11 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "algebra/dp.hpp"
-#include "count/count.hpp"
-#include "count/estimate.hpp"
-#include "count/schedule.hpp"
-#include "count/topology.hpp"
+#include "engine/algebra/dp.hpp"
+#include "engine/count/count.hpp"
+#include "engine/count/estimate.hpp"
+#include "engine/count/schedule.hpp"
+#include "engine/count/topology.hpp"
 
 namespace nq {
 

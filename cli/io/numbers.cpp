@@ -1,6 +1,6 @@
 #include "cli/io/numbers.hpp"
 
-#include "common/types.hpp"
+#include "base/types.hpp"
 
 namespace nq::cli {
 

@@ -10,7 +10,7 @@
 #include <iostream>
 #include <limits>
 
-#include "common/threads.hpp"
+#include "base/threads.hpp"
 
 namespace nq::cli {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <utility>
 
-#include "common/types.hpp"
+#include "base/types.hpp"
 
 namespace nq::cli {
 

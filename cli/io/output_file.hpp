@@ -1,5 +1,5 @@
 // One writer for every file the commands write (solutions, task stats): the target is decided
-// by resolve_output (engine/common/file_io.hpp), so a regular file is replaced atomically, and a
+// by resolve_output (base/file_io.hpp), so a regular file is replaced atomically, and a
 // device, FIFO or standard stream is written straight through and never replaced.
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/file_io.hpp"
+#include "base/file_io.hpp"
 
 namespace nq::cli {
 

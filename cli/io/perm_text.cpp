@@ -4,9 +4,9 @@
 #include <utility>
 #include <vector>
 
+#include "base/types.hpp"
 #include "cli/io/numbers.hpp"
 #include "cli/io/output.hpp"
-#include "common/types.hpp"
 
 namespace nq::cli {
 namespace {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "algebra/algebra.hpp"
-#include "algebra/orbits.hpp"
-#include "common/types.hpp"
+#include "base/types.hpp"
+#include "engine/algebra/algebra.hpp"
+#include "engine/algebra/orbits.hpp"
 
 namespace nq::cli {
 

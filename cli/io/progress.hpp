@@ -9,7 +9,7 @@
 #include <string>
 #include <thread>
 
-#include "common/types.hpp"
+#include "base/types.hpp"
 
 namespace nq::cli {
 

@@ -4,7 +4,7 @@
 // valid: only whole records are ever appended); a second signal exits at once.
 #pragma once
 
-#include "common/types.hpp"
+#include "base/types.hpp"
 
 namespace nq::cli {
 

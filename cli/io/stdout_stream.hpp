@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "common/file_io.hpp"
+#include "base/file_io.hpp"
 
 namespace nq::cli {
 

@@ -1,4 +1,4 @@
-#include "algebra/algebra.hpp"
+#include "engine/algebra/algebra.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -8,7 +8,7 @@
 //   Cmpl p[i] -> n-1-p[i] (a reflection that flips the rows),
 //   Rev  the sequence reversed (a reflection that flips the columns),
 // and the eight elements po1..po8 of the group they generate are compositions of them.
-// engine/common/d4.hpp has the same group acting on (row, col) squares for the counting front end;
+// base/d4.hpp has the same group acting on (row, col) squares for the counting front end;
 // `square_symmetry` relates the two.
 #pragma once
 
@@ -17,8 +17,8 @@
 #include <string_view>
 #include <vector>
 
-#include "common/d4.hpp"
-#include "common/types.hpp"
+#include "base/d4.hpp"
+#include "base/types.hpp"
 
 namespace nq {
 
@@ -60,7 +60,7 @@ Perm apply_op(PermOp op, const Perm& p);
 // images are distinct and asking which single element gives the same image.
 PermOp compose(PermOp f, PermOp g);
 
-// The element of engine/common/d4.hpp that moves the queens' squares (row p[i], column i) the way
+// The element of base/d4.hpp that moves the queens' squares (row p[i], column i) the way
 // op moves the permutation: {(p[i], i)} maps onto {(q[j], j)} for q = apply_op(op, p).
 Sym square_symmetry(PermOp op);
 

@@ -1,4 +1,4 @@
-#include "algebra/dp.hpp"
+#include "engine/algebra/dp.hpp"
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/global_control.h>
@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/threads.hpp"
+#include "base/threads.hpp"
 
 namespace nq {
 namespace {

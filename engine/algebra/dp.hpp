@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "common/types.hpp"
+#include "base/types.hpp"
 
 namespace nq {
 

@@ -1,4 +1,4 @@
-#include "algebra/ldpc.hpp"
+#include "engine/algebra/ldpc.hpp"
 
 #include <algorithm>
 #include <string>

@@ -20,8 +20,8 @@
 #include <utility>
 #include <vector>
 
-#include "common/huge_pages.hpp"
-#include "common/types.hpp"
+#include "base/huge_pages.hpp"
+#include "base/types.hpp"
 
 namespace nq {
 

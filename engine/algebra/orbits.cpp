@@ -1,4 +1,4 @@
-#include "algebra/orbits.hpp"
+#include "engine/algebra/orbits.hpp"
 
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>

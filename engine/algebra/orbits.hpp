@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "algebra/algebra.hpp"
-#include "common/types.hpp"
+#include "base/types.hpp"
+#include "engine/algebra/algebra.hpp"
 
 namespace nq {
 

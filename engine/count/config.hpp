@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "common/types.hpp"
-#include "count/journal.hpp"
-#include "count/reducer.hpp"
-#include "count/schedule.hpp"
+#include "base/types.hpp"
+#include "engine/count/journal.hpp"
+#include "engine/count/reducer.hpp"
+#include "engine/count/schedule.hpp"
 
 namespace nq {
 

@@ -1,4 +1,4 @@
-#include "count/cost.hpp"
+#include "engine/count/cost.hpp"
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -7,8 +7,8 @@
 #include <bit>
 #include <cmath>
 
-#include "common/prefault.hpp"
-#include "count/plan.hpp"
+#include "base/prefault.hpp"
+#include "engine/count/plan.hpp"
 #include "kernels/kernels.hpp"
 
 namespace nq {

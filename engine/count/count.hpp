@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "common/threads.hpp"
-#include "common/types.hpp"
-#include "count/config.hpp"
-#include "count/plan.hpp"
+#include "base/threads.hpp"
+#include "base/types.hpp"
+#include "engine/count/config.hpp"
+#include "engine/count/plan.hpp"
 
 namespace nq {
 

@@ -1,10 +1,10 @@
-#include "count/dealer.hpp"
+#include "engine/count/dealer.hpp"
 
 #include <algorithm>
 #include <numeric>
 
-#include "count/count.hpp"
-#include "count/schedule.hpp"
+#include "engine/count/count.hpp"
+#include "engine/count/schedule.hpp"
 
 namespace nq {
 

@@ -14,10 +14,10 @@
 #include <utility>
 #include <vector>
 
-#include "common/types.hpp"
-#include "count/journal.hpp"
-#include "count/plan.hpp"
-#include "count/reducer.hpp"
+#include "base/types.hpp"
+#include "engine/count/journal.hpp"
+#include "engine/count/plan.hpp"
+#include "engine/count/reducer.hpp"
 
 namespace nq {
 

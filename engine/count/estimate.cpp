@@ -1,4 +1,4 @@
-#include "count/estimate.hpp"
+#include "engine/count/estimate.hpp"
 
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "count/cost.hpp"
-#include "count/count.hpp"
-#include "count/memory.hpp"
-#include "count/plan.hpp"
-#include "count/schedule.hpp"
+#include "engine/count/cost.hpp"
+#include "engine/count/count.hpp"
+#include "engine/count/memory.hpp"
+#include "engine/count/plan.hpp"
+#include "engine/count/schedule.hpp"
 #include "kernels/kernels.hpp"
 
 namespace nq {

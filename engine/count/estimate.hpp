@@ -44,7 +44,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/types.hpp"
+#include "base/types.hpp"
 
 namespace nq {
 

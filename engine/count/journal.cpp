@@ -1,4 +1,4 @@
-#include "count/journal.hpp"
+#include "engine/count/journal.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -10,9 +10,9 @@
 #include <cstdio>
 #include <cstring>
 
-#include "common/file_io.hpp"
-#include "common/prefault.hpp"
-#include "count/plan.hpp"
+#include "base/file_io.hpp"
+#include "base/prefault.hpp"
+#include "engine/count/plan.hpp"
 
 namespace nq {
 namespace {

@@ -33,8 +33,8 @@
 #include <thread>
 #include <vector>
 
-#include "common/types.hpp"
-#include "count/reducer.hpp"
+#include "base/types.hpp"
+#include "engine/count/reducer.hpp"
 #include "kernels/subproblem.hpp"
 
 namespace nq {

@@ -1,4 +1,4 @@
-#include "count/known.hpp"
+#include "engine/count/known.hpp"
 
 namespace nq {
 namespace {

@@ -1,4 +1,4 @@
-#include "count/memory.hpp"
+#include "engine/count/memory.hpp"
 
 #include <unistd.h>
 
@@ -10,11 +10,11 @@
 #include <utility>
 #include <vector>
 
-#include "common/threads.hpp"
-#include "count/cost.hpp"
-#include "count/journal.hpp"
-#include "count/plan.hpp"
-#include "count/schedule.hpp"
+#include "base/threads.hpp"
+#include "engine/count/cost.hpp"
+#include "engine/count/journal.hpp"
+#include "engine/count/plan.hpp"
+#include "engine/count/schedule.hpp"
 
 namespace nq {
 namespace {

@@ -19,9 +19,9 @@
 #include <optional>
 #include <string>
 
-#include "common/types.hpp"
-#include "count/config.hpp"
-#include "count/plan.hpp"
+#include "base/types.hpp"
+#include "engine/count/config.hpp"
+#include "engine/count/plan.hpp"
 #include "kernels/kernels.hpp"
 
 namespace nq {

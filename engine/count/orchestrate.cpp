@@ -1,4 +1,4 @@
-#include "count/orchestrate.hpp"
+#include "engine/count/orchestrate.hpp"
 
 namespace nq {
 

@@ -7,12 +7,12 @@
 #include <cstdint>
 #include <span>
 
-#include "common/types.hpp"
-#include "count/config.hpp"
-#include "count/cost.hpp"
-#include "count/journal.hpp"
-#include "count/plan.hpp"
-#include "count/reducer.hpp"
+#include "base/types.hpp"
+#include "engine/count/config.hpp"
+#include "engine/count/cost.hpp"
+#include "engine/count/journal.hpp"
+#include "engine/count/plan.hpp"
+#include "engine/count/reducer.hpp"
 
 namespace nq {
 

@@ -6,7 +6,7 @@
 #include <array>
 #include <cstdint>
 
-#include "common/d4.hpp"
+#include "base/d4.hpp"
 
 namespace nq {
 

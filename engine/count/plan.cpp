@@ -1,4 +1,4 @@
-#include "count/plan.hpp"
+#include "engine/count/plan.hpp"
 
 #include <oneapi/tbb/parallel_for.h>
 
@@ -6,8 +6,8 @@
 #include <array>
 #include <bit>
 
-#include "common/prefault.hpp"
-#include "common/splitmix.hpp"
+#include "base/prefault.hpp"
+#include "base/splitmix.hpp"
 
 namespace nq {
 namespace {

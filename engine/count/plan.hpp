@@ -32,9 +32,9 @@
 #include <functional>
 #include <vector>
 
-#include "common/d4.hpp"
-#include "common/types.hpp"
-#include "count/placement.hpp"
+#include "base/d4.hpp"
+#include "base/types.hpp"
+#include "engine/count/placement.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/subproblem.hpp"
 

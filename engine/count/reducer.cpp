@@ -1,4 +1,4 @@
-#include "count/reducer.hpp"
+#include "engine/count/reducer.hpp"
 
 namespace nq {
 

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "common/types.hpp"
+#include "base/types.hpp"
 
 namespace nq {
 

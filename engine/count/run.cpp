@@ -12,16 +12,16 @@
 #include <span>
 #include <string>
 
-#include "common/sanitizers.hpp"
-#include "common/splitmix.hpp"
-#include "count/cost.hpp"
-#include "count/count.hpp"
-#include "count/memory.hpp"
-#include "count/orchestrate.hpp"
-#include "count/placement.hpp"
-#include "count/plan.hpp"
-#include "count/runner.hpp"
-#include "count/topology.hpp"
+#include "base/sanitizers.hpp"
+#include "base/splitmix.hpp"
+#include "engine/count/cost.hpp"
+#include "engine/count/count.hpp"
+#include "engine/count/memory.hpp"
+#include "engine/count/orchestrate.hpp"
+#include "engine/count/placement.hpp"
+#include "engine/count/plan.hpp"
+#include "engine/count/runner.hpp"
+#include "engine/count/topology.hpp"
 #include "kernels/kernels.hpp"
 
 namespace nq {

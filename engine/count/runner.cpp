@@ -2,7 +2,7 @@
 // subproblems dealt to the nodes and to their threads, claimed in chunks, idle threads stealing
 // inside their node and then across nodes at the end (the policy is in schedule.hpp, the NUMA plan
 // in topology.hpp). Every worker keeps its own partial sums; they are joined once, at the end.
-#include "count/runner.hpp"
+#include "engine/count/runner.hpp"
 
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/info.h>
@@ -27,17 +27,17 @@
 #include <string>
 #include <thread>
 
-#include "common/prefault.hpp"
-#include "common/sanitizers.hpp"
-#include "common/splitmix.hpp"
-#include "count/cost.hpp"
-#include "count/count.hpp"
-#include "count/memory.hpp"
-#include "count/orchestrate.hpp"
-#include "count/placement.hpp"
-#include "count/plan.hpp"
-#include "count/schedule.hpp"
-#include "count/topology.hpp"
+#include "base/prefault.hpp"
+#include "base/sanitizers.hpp"
+#include "base/splitmix.hpp"
+#include "engine/count/cost.hpp"
+#include "engine/count/count.hpp"
+#include "engine/count/memory.hpp"
+#include "engine/count/orchestrate.hpp"
+#include "engine/count/placement.hpp"
+#include "engine/count/plan.hpp"
+#include "engine/count/schedule.hpp"
+#include "engine/count/topology.hpp"
 #include "kernels/kernels.hpp"
 
 namespace nq::detail {

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "common/types.hpp"
-#include "count/count.hpp"
-#include "count/reducer.hpp"
-#include "count/topology.hpp"
+#include "base/types.hpp"
+#include "engine/count/count.hpp"
+#include "engine/count/reducer.hpp"
+#include "engine/count/topology.hpp"
 #include "kernels/kernels.hpp"
 
 namespace nq::detail {

@@ -1,4 +1,4 @@
-#include "count/schedule.hpp"
+#include "engine/count/schedule.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -10,9 +10,9 @@
 #include <queue>
 #include <sstream>
 
-#include "common/prefault.hpp"
-#include "common/read_file.hpp"
-#include "count/topology.hpp"
+#include "base/prefault.hpp"
+#include "base/read_file.hpp"
+#include "engine/count/topology.hpp"
 
 namespace nq {
 

@@ -34,7 +34,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/types.hpp"
+#include "base/types.hpp"
 #include "kernels/subproblem.hpp"
 
 namespace nq {

@@ -1,4 +1,4 @@
-#include "count/topology.hpp"
+#include "engine/count/topology.hpp"
 
 #include <hwloc.h>
 #include <sched.h>

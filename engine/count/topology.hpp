@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "common/types.hpp"
+#include "base/types.hpp"
 
 namespace nq {
 

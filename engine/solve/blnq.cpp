@@ -2,7 +2,7 @@
 // with the statistics of Candia & Astudillo's tables. Runs are independent TBB tasks, each with
 // its own seed derived from (seed, run index), so the statistics do not depend on the thread
 // count.
-#include "solve/blnq.hpp"
+#include "engine/solve/blnq.hpp"
 
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
@@ -15,8 +15,8 @@
 #include <set>
 #include <string>
 
-#include "common/threads.hpp"
-#include "solve/verify.hpp"
+#include "base/threads.hpp"
+#include "engine/solve/verify.hpp"
 
 namespace nq {
 

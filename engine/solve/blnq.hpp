@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "common/huge_pages.hpp"
-#include "common/types.hpp"
-#include "solve/local_search.hpp"
+#include "base/huge_pages.hpp"
+#include "base/types.hpp"
+#include "engine/solve/local_search.hpp"
 
 namespace nq {
 

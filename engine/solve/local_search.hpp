@@ -8,8 +8,8 @@
 #include <chrono>
 #include <cstdint>
 
-#include "common/huge_pages.hpp"
-#include "solve/solve.hpp"
+#include "base/huge_pages.hpp"
+#include "engine/solve/solve.hpp"
 
 namespace nq::detail {
 

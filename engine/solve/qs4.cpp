@@ -50,8 +50,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/splitmix.hpp"
-#include "solve/local_search.hpp"
+#include "base/splitmix.hpp"
+#include "engine/solve/local_search.hpp"
 
 namespace nq::detail {
 

@@ -12,7 +12,7 @@
 // At large n one attempt is the whole job, and racing T copies would multiply the memory by T:
 // there a single worker runs attempts one by one and the threads split each attempt's
 // start-up instead (qs4 only; the other methods are for comparison at small n).
-#include "solve/solve.hpp"
+#include "engine/solve/solve.hpp"
 
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
@@ -26,10 +26,10 @@
 #include <numeric>
 #include <unordered_map>
 
-#include "common/threads.hpp"
+#include "base/threads.hpp"
+#include "engine/solve/local_search.hpp"
+#include "engine/solve/verify.hpp"
 #include "kernels/enumerate.hpp"
-#include "solve/local_search.hpp"
-#include "solve/verify.hpp"
 
 namespace nq {
 

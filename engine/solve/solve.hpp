@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "common/huge_pages.hpp"
-#include "common/types.hpp"
+#include "base/huge_pages.hpp"
+#include "base/types.hpp"
 
 namespace nq {
 

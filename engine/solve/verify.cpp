@@ -1,4 +1,4 @@
-#include "solve/verify.hpp"
+#include "engine/solve/verify.hpp"
 
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "common/huge_pages.hpp"
+#include "base/huge_pages.hpp"
 
 namespace nq {
 namespace {

@@ -1,7 +1,7 @@
 // The D4 algebra on permutations (engine/algebra/algebra.hpp), the orbit tools
 // (engine/algebra/orbits.hpp), the lexicographic enumeration (kernels/enumerate.hpp) and the
 // Rivin-Zabih DP (engine/algebra/dp.hpp).
-#include "algebra/algebra.hpp"
+#include "engine/algebra/algebra.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,9 +11,9 @@
 #include <random>
 #include <set>
 
-#include "algebra/dp.hpp"
-#include "algebra/orbits.hpp"
-#include "count/known.hpp"
+#include "engine/algebra/dp.hpp"
+#include "engine/algebra/orbits.hpp"
+#include "engine/count/known.hpp"
 #include "kernels/enumerate.hpp"
 #include "tests/brute_force.hpp"
 

@@ -1,7 +1,7 @@
 // The LDPC parity-check matrix of a modular solution (engine/algebra/ldpc.hpp): its shape and
 // weights, and its 4-cycle count against a brute-force check on the dense matrix (every pair of
 // rows, every pair of columns).
-#include "algebra/ldpc.hpp"
+#include "engine/algebra/ldpc.hpp"
 
 #include <gtest/gtest.h>
 

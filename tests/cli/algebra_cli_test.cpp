@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "count/known.hpp"
+#include "engine/count/known.hpp"
 #include "tests/cli_runner.hpp"
 
 namespace {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "count/journal.hpp"
-#include "count/plan.hpp"
+#include "engine/count/journal.hpp"
+#include "engine/count/plan.hpp"
 #include "tests/cli_runner.hpp"
 
 namespace {

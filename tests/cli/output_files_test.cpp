@@ -1,4 +1,4 @@
-// Every output path obeys one rule (engine/common/file_io.hpp): a regular file or a new path is
+// Every output path obeys one rule (base/file_io.hpp): a regular file or a new path is
 // replaced atomically; a character device, FIFO or standard stream is written straight through
 // and never replaced; a symbolic link leads to its target and stays a link; a write error is one
 // `nqcount: error:` line and exit 2. The device files are our own, made with mknod in a temp

@@ -10,7 +10,7 @@
 #include <iterator>
 #include <thread>
 
-#include "common/types.hpp"
+#include "base/types.hpp"
 #include "tests/cli_runner.hpp"
 
 namespace nq::cli {

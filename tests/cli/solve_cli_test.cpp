@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "solve/solve.hpp"
+#include "engine/solve/solve.hpp"
 #include "tests/cli_runner.hpp"
 
 namespace {

@@ -1,14 +1,14 @@
 // The cost estimate (engine/count/cost.hpp): the weights of the progress line, the scheduler
 // and estimate. It must follow the real cost, for the search's plans and the join's.
-#include "count/cost.hpp"
+#include "engine/count/cost.hpp"
 
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cmath>
 
-#include "count/count.hpp"
-#include "count/plan.hpp"
+#include "engine/count/count.hpp"
+#include "engine/count/plan.hpp"
 #include "kernels/kernels.hpp"
 
 namespace nq {

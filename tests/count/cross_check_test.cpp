@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "count/count.hpp"
-#include "count/known.hpp"
+#include "engine/count/count.hpp"
+#include "engine/count/known.hpp"
 #include "kernels/kernels.hpp"
 
 namespace nq {

@@ -1,6 +1,6 @@
 // nqcount-mpi's dealer (engine/count/dealer.hpp), without MPI: every subproblem dealt once,
 // largest first, the sums exact; cross-checks dealt to another rank, a mismatch reported.
-#include "count/dealer.hpp"
+#include "engine/count/dealer.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <set>
 #include <vector>
 
-#include "count/count.hpp"
+#include "engine/count/count.hpp"
 
 namespace nq {
 namespace {

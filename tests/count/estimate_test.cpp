@@ -1,7 +1,7 @@
 // The estimate's timing passes (count/estimate.hpp): how many draws a pass after the first
 // times, and the machine's speed that the passes measure. The whole estimate, against the
 // table and the count, is tested through the command line (estimate_cli_test).
-#include "count/estimate.hpp"
+#include "engine/count/estimate.hpp"
 
 #include <gtest/gtest.h>
 

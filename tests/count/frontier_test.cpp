@@ -10,8 +10,8 @@
 #include <random>
 #include <vector>
 
-#include "count/cost.hpp"
-#include "count/plan.hpp"
+#include "engine/count/cost.hpp"
+#include "engine/count/plan.hpp"
 #include "kernels/kernels.hpp"
 
 namespace nq {

@@ -1,6 +1,6 @@
 // Checkpoint and resume: the journal file format, its refusals, torn tails, concurrent
 // writers, exact counts after random interruptions, and count_selected.
-#include "count/journal.hpp"
+#include "engine/count/journal.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -13,9 +13,9 @@
 #include <set>
 #include <thread>
 
-#include "count/cost.hpp"
-#include "count/count.hpp"
-#include "count/orchestrate.hpp"
+#include "engine/count/cost.hpp"
+#include "engine/count/count.hpp"
+#include "engine/count/orchestrate.hpp"
 #include "kernels/kernels.hpp"
 #include "tests/cli_runner.hpp"
 

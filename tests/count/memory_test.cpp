@@ -1,10 +1,10 @@
 // The memory bound (engine/count/memory.hpp): every count's estimate, the join's scratch, the
 // refusal above the limit, and sizes as people type and read them.
-#include "count/memory.hpp"
+#include "engine/count/memory.hpp"
 
 #include <gtest/gtest.h>
 
-#include "count/count.hpp"
+#include "engine/count/count.hpp"
 #include "tests/count/run_count.hpp"
 
 namespace nq {

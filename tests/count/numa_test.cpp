@@ -16,8 +16,8 @@
 #include <sstream>
 #include <string>
 
-#include "count/count.hpp"
-#include "count/topology.hpp"
+#include "engine/count/count.hpp"
+#include "engine/count/topology.hpp"
 #include "tests/cli_runner.hpp"
 
 namespace {

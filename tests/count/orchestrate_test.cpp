@@ -1,13 +1,13 @@
 // The bookkeeping shared by count() and nqcount-mpi's root (engine/count/orchestrate.hpp):
 // resuming from a journal, the monitor's totals, and the result from the sums, exact in 128 bits.
-#include "count/orchestrate.hpp"
+#include "engine/count/orchestrate.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "count/journal.hpp"
+#include "engine/count/journal.hpp"
 #include "tests/cli_runner.hpp"
 
 namespace nq {

@@ -1,6 +1,6 @@
 // The front end: the canonical classes, with their weights, cover every solution exactly as
 // the weights claim. Checked against brute force, not against the table.
-#include "count/plan.hpp"
+#include "engine/count/plan.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The reducer (engine/count/reducer.hpp): partial sums joined exactly in 128 bits, and orbit
 // counts from the total and the symmetric sums, refused when a division is not exact.
-#include "count/reducer.hpp"
+#include "engine/count/reducer.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "count/count.hpp"
+#include "engine/count/count.hpp"
 
 namespace nq::test {
 

@@ -4,10 +4,10 @@
 
 #include <array>
 
-#include "count/cost.hpp"
-#include "count/count.hpp"
-#include "count/known.hpp"
-#include "count/schedule.hpp"
+#include "engine/count/cost.hpp"
+#include "engine/count/count.hpp"
+#include "engine/count/known.hpp"
+#include "engine/count/schedule.hpp"
 #include "tests/brute_force.hpp"
 #include "tests/count/run_count.hpp"
 

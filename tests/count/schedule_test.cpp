@@ -1,6 +1,6 @@
 // The scheduling policy (deal, ranges, steals) and the simulator that replays it, with the
 // task-stats file it reads.
-#include "count/schedule.hpp"
+#include "engine/count/schedule.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include <queue>
 #include <random>
 
-#include "count/topology.hpp"
+#include "engine/count/topology.hpp"
 #include "tests/cli_runner.hpp"
 
 namespace nq {

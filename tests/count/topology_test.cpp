@@ -1,6 +1,6 @@
 // The NUMA plan and the scheduling policy, as pure functions: synthetic machines far larger
 // than this one, planned without running on them, and the simulator on costs we can reason about.
-#include "count/topology.hpp"
+#include "engine/count/topology.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cli/io/batch.hpp"
-#include "solve/solve.hpp"
+#include "engine/solve/solve.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

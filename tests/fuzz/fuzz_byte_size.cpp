@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "count/memory.hpp"
+#include "engine/count/memory.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

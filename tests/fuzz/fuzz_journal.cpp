@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "count/journal.hpp"
+#include "engine/count/journal.hpp"
 
 namespace {
 

@@ -13,9 +13,9 @@
 #include <cmath>
 #include <random>
 
-#include "count/count.hpp"
-#include "count/known.hpp"
-#include "count/plan.hpp"
+#include "engine/count/count.hpp"
+#include "engine/count/known.hpp"
+#include "engine/count/plan.hpp"
 #include "tests/brute_force.hpp"
 
 namespace nq {

@@ -6,8 +6,8 @@
 
 #include <random>
 
-#include "count/count.hpp"
-#include "count/plan.hpp"
+#include "engine/count/count.hpp"
+#include "engine/count/plan.hpp"
 #include "kernels/kernels.hpp"
 
 namespace nq {

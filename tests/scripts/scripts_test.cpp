@@ -229,4 +229,49 @@ TEST(DocExamples, BadOptionsAreOneErrorLine) {
   }
 }
 
+// scripts/check-layers on small trees of its own: a clean tree passes; an include of a floor
+// above (the kernels reaching into the engine) and an include loop each fail with the file and
+// line; this repository itself passes.
+void write_source(const std::string& root, const std::string& path, const std::string& text) {
+  std::filesystem::create_directories(std::filesystem::path(root + "/" + path).parent_path());
+  std::ofstream(root + "/" + path) << text;
+}
+
+Outcome check_layers(const std::string& root) {
+  return shell(NQ_SOURCE_DIR "/scripts/check-layers " + root);
+}
+
+TEST(CheckLayers, FloorsAndLoopsAreChecked) {
+  const std::string root = temp_dir("layers");
+  write_source(root, "base/types.hpp", "#pragma once\n");
+  write_source(root, "kernels/k.hpp", "#include \"base/types.hpp\"\n");
+  write_source(root, "engine/count/c.hpp", "#include \"kernels/k.hpp\"\n");
+  write_source(root, "cli/main.cpp", "#include \"engine/count/c.hpp\"\n#include <vector>\n");
+  const Outcome clean = check_layers(root);
+  EXPECT_EQ(clean.status, 0) << clean.err;
+
+  write_source(root, "kernels/k.hpp",
+               "#include \"base/types.hpp\"\n#include \"engine/count/c.hpp\"\n");
+  const Outcome up = check_layers(root);
+  EXPECT_EQ(up.status, 1);
+  EXPECT_NE(up.err.find("nqcount: error: kernels/k.hpp:2: includes engine/count/c.hpp, a floor "
+                        "above kernels/"),
+            std::string::npos)
+      << up.err;
+  EXPECT_NE(up.err.find("include loop"), std::string::npos) << up.err;  // c.hpp -> k.hpp -> c.hpp
+
+  write_source(root, "kernels/k.hpp", "#include \"base/types.hpp\"\n");
+  write_source(root, "engine/count/a.hpp", "#include \"engine/count/b.hpp\"\n");
+  write_source(root, "engine/count/b.hpp", "#include \"engine/count/a.hpp\"\n");
+  const Outcome loop = check_layers(root);
+  EXPECT_EQ(loop.status, 1);
+  EXPECT_NE(loop.err.find("closes an include loop"), std::string::npos) << loop.err;
+  EXPECT_EQ(loop.err.find("a floor above"), std::string::npos) << loop.err;
+}
+
+TEST(CheckLayers, ThisRepositoryPasses) {
+  const Outcome r = shell(NQ_SOURCE_DIR "/scripts/check-layers");
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
 }  // namespace

@@ -2,14 +2,14 @@
 // back to 0 after every kept swap) checked try by try against replays, the `total` variant
 // (L neighbours in all), consistent statistics and their standard errors, runs reproducible
 // from the seed at any thread count, verified solutions, and the time limit.
-#include "solve/blnq.hpp"
+#include "engine/solve/blnq.hpp"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cmath>
 
-#include "solve/verify.hpp"
+#include "engine/solve/verify.hpp"
 
 namespace nq {
 namespace {

@@ -1,6 +1,6 @@
 // The solver (engine/solve/solve.*, engine/solve/qs4.cpp) and the verifier (engine/solve/verify.*).
 // Every solution is checked here by an independent counter-based check, not by the verifier alone.
-#include "solve/solve.hpp"
+#include "engine/solve/solve.hpp"
 
 #include <gtest/gtest.h>
 #include <tbb/task_arena.h>
@@ -11,8 +11,8 @@
 #include <set>
 #include <vector>
 
-#include "solve/local_search.hpp"
-#include "solve/verify.hpp"
+#include "engine/solve/local_search.hpp"
+#include "engine/solve/verify.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// engine/common: strict decimals, the full write, and the output-path rule with its atomic
+// base: strict decimals, the full write, and the output-path rule with its atomic
 // temporary file (the CLI's writers and the checkpoint journal all go through these); the
 // prefaulted reserve.
 #include <fcntl.h>
@@ -13,10 +13,10 @@
 #include <fstream>
 #include <string>
 
-#include "common/file_io.hpp"
-#include "common/prefault.hpp"
-#include "common/splitmix.hpp"
-#include "common/types.hpp"
+#include "base/file_io.hpp"
+#include "base/prefault.hpp"
+#include "base/splitmix.hpp"
+#include "base/types.hpp"
 #include "tests/cli_runner.hpp"
 
 namespace nq {

@@ -1,4 +1,4 @@
-#include "common/threads.hpp"
+#include "base/threads.hpp"
 
 #include <tbb/info.h>
 

@@ -15,7 +15,7 @@
 #include <cstddef>
 #include <string>
 
-#include "common/types.hpp"
+#include "base/types.hpp"
 
 namespace nq {
 

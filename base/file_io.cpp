@@ -1,4 +1,4 @@
-#include "common/file_io.hpp"
+#include "base/file_io.hpp"
 
 #include <fcntl.h>
 #include <sys/random.h>

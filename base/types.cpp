@@ -1,4 +1,4 @@
-#include "common/types.hpp"
+#include "base/types.hpp"
 
 namespace nq {
 

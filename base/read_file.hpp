@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "common/types.hpp"
+#include "base/types.hpp"
 
 namespace nq {
 
