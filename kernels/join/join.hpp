@@ -39,7 +39,7 @@
 //   chunk_table.hpp    the chunk tables and their matches
 //   pair_counter.hpp   count_disjoint_sliced, the bit-slice pair counter
 //   sieve.hpp          the sieve's sort, occupancies and cuts
-//   count_disjoint.hpp count_disjoint, the pairs of two sides
+//   count_disjoint.hpp count_disjoint, in named steps
 //   scratch.hpp        the per-thread scratch
 //   driver.hpp         count_join
 //   sampling.hpp       sample_join
