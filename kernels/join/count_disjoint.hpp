@@ -19,8 +19,8 @@
 namespace nq::NQ_KERNEL_NAMESPACE::join_detail {
 
 // Step: a side of fewer than 32 members against the other, pair by pair (too few for slices).
-inline std::uint64_t count_pairwise(const std::uint64_t* a, std::size_t na, const std::uint64_t* b,
-                                    std::size_t nb) {
+[[gnu::always_inline]] inline std::uint64_t count_pairwise(const std::uint64_t* a, std::size_t na,
+                                                           const std::uint64_t* b, std::size_t nb) {
   std::uint64_t total = 0;
   for (std::size_t i = 0; i < na; ++i) {
     const std::uint64_t x = a[i];
@@ -34,8 +34,9 @@ inline std::uint64_t count_pairwise(const std::uint64_t* a, std::size_t na, cons
 // when it brings the pattern under a multiple of kChunkBits. At n = 20 one side leaves 3 to 5
 // of the 38 crossing diagonals empty in most subproblems (the ones far from its corner of the
 // window).
-inline std::uint64_t shared_diagonals(const std::uint64_t* a, std::size_t na,
-                                      const std::uint64_t* b, std::size_t nb) {
+[[gnu::always_inline]] inline std::uint64_t shared_diagonals(const std::uint64_t* a, std::size_t na,
+                                                             const std::uint64_t* b,
+                                                             std::size_t nb) {
   std::uint64_t any_a = 0, any_b = 0;
   for (std::size_t i = 0; i < na; ++i) any_a |= a[i];
   for (std::size_t j = 0; j < nb; ++j) any_b |= b[j];
@@ -60,7 +61,7 @@ inline std::uint64_t shared_diagonals(const std::uint64_t* a, std::size_t na,
 // size. One cut more where it leaves 7k + 1 diagonals instead of 7k + 2 (a chunk fewer)
 // measured the same at n = 21 and 22: it applies to 5% of their sieved pairs, the rest keep
 // 26 to 29 diagonals, 4 chunks (perf/results/log.md).
-inline int sieve_cut_count(std::size_t na, double pairs, int useful) {
+[[gnu::always_inline]] inline int sieve_cut_count(std::size_t na, double pairs, int useful) {
   int c = 0;
   if (na >= 512 && pairs >= 1e7) {
     const int most = useful >= 38 || (useful >= 36 && pairs >= 1e10) ? kMaxCuts : 8;
@@ -72,9 +73,10 @@ inline int sieve_cut_count(std::size_t na, double pairs, int useful) {
 // Step: the pairs without a sieve (na >= 32 sliced members, nb >= na visiting). The larger side
 // visits through its chunk offsets only (nb >= 32: the tables are built), made from its
 // patterns as they are, packed on the way.
-inline std::uint64_t count_unsieved(const std::uint64_t* a, std::size_t na, const std::uint64_t* b,
-                                    std::size_t nb, std::uint64_t shared, int useful, int bits,
-                                    SieveScratch& sc) {
+[[gnu::always_inline]] inline std::uint64_t count_unsieved(const std::uint64_t* a, std::size_t na,
+                                                           const std::uint64_t* b, std::size_t nb,
+                                                           std::uint64_t shared, int useful,
+                                                           int bits, SieveScratch& sc) {
   std::uint64_t keep = ~0ull;
   if (chunks_of(useful) < chunks_of(bits)) {
     sc.a.resize(na);
@@ -99,10 +101,11 @@ inline std::uint64_t count_unsieved(const std::uint64_t* a, std::size_t na, cons
 // 1024 members per side (the product of the two sides' counts: rough frequencies are enough,
 // and exact counts cost as much as the sieve saves). The occupancies also order the key's bits
 // (layout_keys).
-inline std::uint64_t choose_cuts(const std::uint64_t* a, std::size_t na, const std::uint64_t* b,
-                                 std::size_t nb, std::uint64_t shared, int c, int bits,
-                                 double pairs, std::uint64_t* occ_a, std::uint64_t* occ_b,
-                                 SieveScratch& sc) {
+[[gnu::always_inline]] inline std::uint64_t choose_cuts(const std::uint64_t* a, std::size_t na,
+                                                        const std::uint64_t* b, std::size_t nb,
+                                                        std::uint64_t shared, int c, int bits,
+                                                        double pairs, std::uint64_t* occ_a,
+                                                        std::uint64_t* occ_b, SieveScratch& sc) {
   std::uint64_t cut = 0;
   add_occupancy(a, na, std::max<std::size_t>(1, na / 1024), occ_a);
   add_occupancy(b, nb, std::max<std::size_t>(1, nb / 1024), occ_b);
@@ -139,8 +142,9 @@ struct SieveLayout {
 // through its chunk offsets, which its sort stores: against a sort and then a pass for the
 // offsets, n = 21 and 22's long runs in nq_bench_join took 1.5 to 4.5% less time (with the
 // offsets made by shifts and masks, not PDEP, n = 18 to 21 took 2 to 8% more).
-inline void sort_visitors(const std::uint64_t* b, std::size_t nb, std::uint64_t cut,
-                          std::uint64_t keep, const SieveLayout& l, SieveScratch& sc) {
+[[gnu::always_inline]] inline void sort_visitors(const std::uint64_t* b, std::size_t nb,
+                                                 std::uint64_t cut, std::uint64_t keep,
+                                                 const SieveLayout& l, SieveScratch& sc) {
   sc.offsets.resize(nb * l.chunks + kOffsetsSlack);
   with_chunks(chunks_of(l.rest), [&](auto k) {
     constexpr int kChunks = k();
@@ -268,7 +272,8 @@ inline std::uint64_t count_blocks(const SieveLayout& l, const std::uint32_t* sta
 // member visits of n = 22's long runs in nq_bench_join 13% fewer, the copies 56% more, and
 // their time 4 to 5% less (one thread, alternated, five to eight rounds, medians); n = 18
 // lost 7% when it applied at every size.
-inline int settled_low_bits(std::size_t na, std::size_t nb, int c, int useful) {
+[[gnu::always_inline]] inline int settled_low_bits(std::size_t na, std::size_t nb, int c,
+                                                   int useful) {
   int high = 0;
   for (std::size_t k = na / 512; k > 1; k >>= 1) ++high;
   int lopsided = 0;
@@ -290,8 +295,9 @@ inline int settled_low_bits(std::size_t na, std::size_t nb, int c, int useful) {
 // per-member table it cost more than that saved. Against the key's own order, whole counts and
 // nq_bench_join took from 14% less time to 3% more, most of them a few percent less
 // (perf/results/log.md).
-inline void layout_keys(std::uint64_t cut, int c, int cl, const std::uint64_t* occ_a,
-                        const std::uint64_t* occ_b, SieveScratch& sc) {
+[[gnu::always_inline]] inline void layout_keys(std::uint64_t cut, int c, int cl,
+                                               const std::uint64_t* occ_a,
+                                               const std::uint64_t* occ_b, SieveScratch& sc) {
   const std::uint32_t groups = 1u << c;
   int order[kMaxCuts];  // the cut diagonals' key bits, by layout key bit
   int diagonal[kMaxCuts];
@@ -317,8 +323,9 @@ inline void layout_keys(std::uint64_t cut, int c, int cl, const std::uint64_t* o
 
 // Step: the sliced side, grouped by its cut diagonals in the order of their layout keys
 // (sc.group_at) into sc.a (its kept bits) and sc.a_start.
-inline void sort_sliced(const std::uint64_t* a, std::size_t na, std::uint64_t cut,
-                        std::uint64_t keep, int c, SieveScratch& sc) {
+[[gnu::always_inline]] inline void sort_sliced(const std::uint64_t* a, std::size_t na,
+                                               std::uint64_t cut, std::uint64_t keep, int c,
+                                               SieveScratch& sc) {
   sc.a.resize(na);
   sieve_sort(
       a, na, cut, keep, c, sc.a_start, sc.counts,
@@ -327,7 +334,8 @@ inline void sort_sliced(const std::uint64_t* a, std::size_t na, std::uint64_t cu
 
 // Step: the sieved pairs, once both sides are sorted: for each value vl of the visiting groups'
 // settled low key bits (`low`), the sliced members that miss vl (count_blocks).
-inline std::uint64_t count_by_low_bits(const SieveLayout& l, std::uint32_t low, SieveScratch& sc) {
+[[gnu::always_inline]] inline std::uint64_t count_by_low_bits(const SieveLayout& l,
+                                                              std::uint32_t low, SieveScratch& sc) {
   const std::uint32_t groups = l.groups;
   // vl = 0 meets every sliced member: counted in place, without a gather.
   std::uint64_t total = count_blocks(l, sc.a_start.data(), low, 0, sc);
@@ -357,7 +365,11 @@ inline std::uint64_t count_by_low_bits(const SieveLayout& l, std::uint32_t low, 
 // that meet v.
 //   The steps, in order: small sides pair by pair, the shared diagonals, the number of cuts;
 // without cuts the slices directly; else the cuts, the visiting side's sort, the layout keys,
-// the sliced side's sort, and the blocks for each settled low value.
+// the sliced side's sort, and the blocks for each settled low value. The steps are always
+// inlined, and count_blocks is a function of its own as the lambda it was, so that the object
+// code keeps its former inlining: with the steps left to GCC, match_patterns was no longer
+// inlined into count_disjoint_sliced. (What remains different: chunk_offsets and the visiting
+// side's with_chunks are called, once per call, instead of inlined.)
 inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, const std::uint64_t* b,
                                     std::size_t nb, int bits, SieveScratch& sc) {
   if (na == 0 || nb == 0) return 0;
