@@ -1,4 +1,4 @@
-// The join kernel (join.hpp) compiled for AVX-512: the bit-slice loops become 512-bit ANDs and
+// The join kernel (kernels/join/) compiled for AVX-512: the bit-slice loops become 512-bit ANDs and
 // VPOPCNTQ, and its bit transposes to VPERMB and GF2P8AFFINEQB (VBMI and GFNI, checked at run
 // time with the rest). Only this file's code is compiled for it (a target region, not a -m
 // flag).
@@ -19,7 +19,7 @@
 
 #define NQ_KERNEL_NAMESPACE join_avx512
 #define NQ_JOIN_AVX512 1
-#include "kernels/join.hpp"
+#include "kernels/join/join.hpp"
 
 namespace nq {
 

@@ -1,6 +1,6 @@
-// The join kernel (join.hpp) for the baseline ISA.
+// The join kernel (kernels/join/) for the baseline ISA.
 #define NQ_KERNEL_NAMESPACE join_scalar
-#include "kernels/join.hpp"
+#include "kernels/join/join.hpp"
 #include "kernels/kernels.hpp"
 
 namespace nq {

@@ -59,20 +59,21 @@ bool avx512_supported();
 bool join_avx512_supported();
 // Whether this CPU executes a 512-bit load as two 256-bit ones (AMD Zen 4: family 0x19 with
 // AVX-512). There the AVX-512 join's pair counter reads half of each table entry when a visit's
-// lanes all lie in one half of a block (join.hpp, count_disjoint_sliced); on CPUs whose loads
-// are 512 bits wide (Zen 5, Intel) it reads whole entries, which took less time or the same
-// there (perf/results/log.md). Zen 5's mobile parts split 512-bit operations too; none was
+// lanes all lie in one half of a block (kernels/join/pair_counter.hpp, count_disjoint_sliced); on
+// CPUs whose loads are 512 bits wide (Zen 5, Intel) it reads whole entries, which took less time or
+// the same there (perf/results/log.md). Zen 5's mobile parts split 512-bit operations too; none was
 // measured, so they read whole entries.
 bool cpu_splits_wide_loads();
 
-// The split-board join (join.hpp): the same completions, by enumerating the two halves of the
+// The split-board join (kernels/join/): the same completions, by enumerating the two halves of the
 // board and counting the compatible pairs. The AVX-512 build needs join_avx512_supported():
 // avx512_supported() and VBMI and GFNI (its bit transposes).
 // Its memory is bounded whatever the board: a half of a row-split subproblem comes out in chunks
-// of at most kJoinMaxLeaves placements, paired chunk by chunk, and its bottom part (join.hpp)
-// holds at most kJoinMaxParts (a larger one gives a row to the top part). Only the general path
-// (subproblems whose rows may take either half) still hands a subproblem with more placements
-// than that to the scalar search. So one thread never holds more than kJoinScratchBytes.
+// of at most kJoinMaxLeaves placements, paired chunk by chunk, and its bottom part
+// (join/settled_half.hpp) holds at most kJoinMaxParts (a larger one gives a row to the top part).
+// Only the general path (subproblems whose rows may take either half) still hands a subproblem with
+// more placements than that to the scalar search. So one thread never holds more than
+// kJoinScratchBytes.
 inline constexpr std::size_t kJoinMaxLeaves = std::size_t{1} << 20;
 inline constexpr std::size_t kJoinMaxParts = std::size_t{1} << 18;
 // A half's top placements are joined with their bottom parts in batches of at most this many.
@@ -92,8 +93,8 @@ constexpr std::size_t join_scratch_bytes(std::size_t leaves, std::size_t parts) 
          kJoinTopBatch * 2 * (24 + 24 + 4) + (std::size_t{3} << 20);
 }
 inline constexpr std::size_t kJoinScratchBytes = join_scratch_bytes(kJoinMaxLeaves, kJoinMaxParts);
-// The largest half-board (placements) and the largest bottom part of one (join.hpp) over a
-// row-split plan, measured (maxima over every subproblem, `nqcount --n N --threads 1`):
+// The largest half-board (placements) and the largest bottom part of one (join/settled_half.hpp)
+// over a row-split plan, measured (maxima over every subproblem, `nqcount --n N --threads 1`):
 //   n:                16     17     18      19      20
 //   half-board:     2956  14270  17506   87052  114142
 //   bottom part:    2414  14188  15738   41116   44600
@@ -101,7 +102,7 @@ inline constexpr std::size_t kJoinScratchBytes = join_scratch_bytes(kJoinMaxLeav
 // larger one; remeasured after that plan change, with n = 20's half-board.)
 // Outside 16..20 they are extrapolated from the nearest measured size at 2.45x per n. The
 // memory estimate bounds the scratch by `margin` 4 (engine/count/memory.cpp); the kernel reserves
-// them as they are, once per thread (join.hpp).
+// them as they are, once per thread (join/scratch.hpp).
 struct JoinScratchSizes {
   std::size_t leaves = 0, parts = 0;
 };
