@@ -42,19 +42,6 @@ bool parse_budget(const std::string& text, std::int64_t n, std::uint64_t& budget
   return true;
 }
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
-// Seconds in plain decimals, as short as reads back exactly (as solve writes them).
-std::string seconds_text(double s) {
-  char text[400];
-  const auto end = std::to_chars(text, text + sizeof text, s, std::chars_format::fixed).ptr;
-  return std::string(text, end);
-}
-
 nlohmann::json figures_json(const BlnqFigures& f) {
   return {{"initial_collisions", f.initial},
           {"final_collisions", f.final_collisions},

@@ -15,12 +15,6 @@
 namespace nq::cli {
 namespace {
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 std::string general(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.4g", v);

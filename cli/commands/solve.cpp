@@ -350,13 +350,6 @@ std::uint64_t draw_seed() {
   return ((hi << 32) | lo) & 0x7fffffffffffffffULL;
 }
 
-// Seconds in plain decimals, as short as reads back exactly (1000000000.5, not 1e+09).
-std::string seconds_text(double s) {
-  char text[400];
-  const auto end = std::to_chars(text, text + sizeof text, s, std::chars_format::fixed).ptr;
-  return std::string(text, end);
-}
-
 // The run record's "status" of a run that did not find what was asked ("no solution" as in a
 // batch record).
 const char* failure_status(SolveStatus status) {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +14,18 @@
 #include "base/threads.hpp"
 
 namespace nq::cli {
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string seconds_text(double s) {
+  char text[400];
+  const auto end = std::to_chars(text, text + sizeof text, s, std::chars_format::fixed).ptr;
+  return std::string(text, end);
+}
 
 nlohmann::json json_count(u128 v) {
   if (v <= std::numeric_limits<std::uint64_t>::max()) return static_cast<std::uint64_t>(v);

@@ -11,6 +11,11 @@
 
 namespace nq::cli {
 
+// `v` with `digits` digits after the point ("%.*f").
+std::string fixed(double v, int digits);
+// Seconds in plain decimals, as short as reads back exactly (1000000000.5, not 1e+09).
+std::string seconds_text(double s);
+
 // A count as a JSON number while it fits in 64 bits, else as a decimal string.
 nlohmann::json json_count(u128 v);
 
