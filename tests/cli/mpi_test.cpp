@@ -22,11 +22,13 @@ using namespace nq::test;  // nqcount, shell, Outcome, read_file, temp_path, ...
 
 // As root, mpirun needs the two OMPI_ALLOW variables; --bind-to none lets TBB in a rank use
 // more than one core; Open MPI's own allocations are not ours to leak-check.
-Outcome mpi(int ranks, const std::string& args) {
+// `mpirun_options` go to mpirun itself (e.g. -q).
+Outcome mpi(int ranks, const std::string& args, const std::string& mpirun_options = "") {
   return shell(
       "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-      "ASAN_OPTIONS=detect_leaks=0 " MPIEXEC " --oversubscribe --bind-to none -np " +
-      std::to_string(ranks) + " " NQCOUNT_MPI_BIN " " + args);
+      "ASAN_OPTIONS=detect_leaks=0 " MPIEXEC " " +
+      mpirun_options + " --oversubscribe --bind-to none -np " + std::to_string(ranks) +
+      " " NQCOUNT_MPI_BIN " " + args);
 }
 
 void expect_same_counts(const std::string& mpi_json, const std::string& plain_json) {
@@ -379,11 +381,7 @@ TEST(Mpi, MemoryLimitIsCheckedOnEveryRankAndSaidOnce) {
 // A refusal that every rank makes (the join has no split depth) is said once, by rank 0, on one
 // line of its own; with mpirun -q nothing else is printed, and every rank exits 2.
 TEST(Mpi, MpiErrorsAreOneLineFromRankZero) {
-  const Outcome r = shell(
-      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-      "ASAN_OPTIONS=detect_leaks=0 " MPIEXEC
-      " -q --oversubscribe --bind-to none -np 4 " NQCOUNT_MPI_BIN
-      " --n 12 --kernel join --split-depth 3");
+  const Outcome r = mpi(4, "--n 12 --kernel join --split-depth 3", "-q");
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_EQ(r.err.rfind("nqcount: error: the join kernel has its own plan", 0), 0u) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;

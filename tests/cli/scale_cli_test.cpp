@@ -154,14 +154,18 @@ TEST(ScaleCli, EstimateProcsScaleToTheDocumentedRange) {
   EXPECT_LT(t.seconds, 20) << "about 0.1 s; it was O(P^2)";
 }
 
+// A batch file of `count` sizes on one line, cycling through 4 .. 4 + distinct - 1.
+std::string write_batch(int count, int distinct) {
+  const std::string batch = temp_path("batch.txt");
+  std::ofstream f(batch);
+  for (int k = 0; k < count; ++k) f << 4 + k % distinct << (k + 1 < count ? " " : "\n");
+  return batch;
+}
+
 // Item 9: a batch costs its distinct sizes, each solved once on one arena for the batch (an
 // arena per size made 16,000 sizes take 5 s on 2 threads, and it grew worse than linearly).
 TEST(ScaleCli, BatchIsLinearInItsSizes) {
-  const std::string batch = temp_path("batch.txt");
-  {
-    std::ofstream f(batch);
-    for (int k = 0; k < 100000; ++k) f << 4 + k % 500 << (k + 1 < 100000 ? " " : "\n");
-  }
+  const std::string batch = write_batch(100000, 500);
   const Timed t = run_limited("solve --batch " + batch + " --threads 2 --seed 5", 0);
   ASSERT_EQ(t.outcome.status, 0) << t.outcome.err;
   EXPECT_LT(t.seconds, 10);
@@ -287,11 +291,7 @@ TEST(SlowScaleCli, EstimateAtTheTopOfTheProcsRange) {
 }
 
 TEST(SlowScaleCli, BatchOfTwoHundredThousandSizesOnOneLine) {
-  const std::string batch = temp_path("batch.txt");
-  {
-    std::ofstream f(batch);
-    for (int k = 0; k < 200000; ++k) f << 4 + k % 2000 << (k + 1 < 200000 ? " " : "\n");
-  }
+  const std::string batch = write_batch(200000, 2000);
   const Timed t = run_limited("solve --batch " + batch + " --threads 2 --seed 1", 0);
   ASSERT_EQ(t.outcome.status, 0) << t.outcome.err;
   EXPECT_EQ(std::count(t.outcome.out.begin(), t.outcome.out.end(), '\n'), 200000);
