@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 
+#include "kernels/isa.hpp"
 #include "kernels/kernels.hpp"
 
 #pragma GCC push_options
@@ -135,14 +136,22 @@ void count_raw(const Subproblem* in, Tally* out, std::size_t size) {
 #pragma GCC pop_options
 
 namespace nq {
+namespace {
 
 void count_avx2(std::span<const Subproblem> in, std::span<Tally> out) {
   avx2::count_raw(in.data(), out.data(), in.size());
 }
 
-bool avx2_supported() {
+bool supported() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") &&
          __builtin_cpu_supports("popcnt");
+}
+
+}  // namespace
+
+const detail::SearchOps& detail::avx2_search() {
+  static constexpr SearchOps ops{"avx2", &supported, &count_avx2};
+  return ops;
 }
 
 }  // namespace nq

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <span>
 
+#include "kernels/isa.hpp"
 #include "kernels/kernels.hpp"
 
 // GCC 12's AVX-512 headers trip -Wuninitialized on their own _mm512_undefined_* placeholders
@@ -121,15 +122,23 @@ void count_raw(const Subproblem* in, Tally* out, std::size_t size) {
 #pragma GCC diagnostic pop
 
 namespace nq {
+namespace {
 
 void count_avx512(std::span<const Subproblem> in, std::span<Tally> out) {
   avx512::count_raw(in.data(), out.data(), in.size());
 }
 
-bool avx512_supported() {
+bool supported() {
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
          __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
          __builtin_cpu_supports("avx512vpopcntdq");
+}
+
+}  // namespace
+
+const detail::SearchOps& detail::avx512_search() {
+  static constexpr SearchOps ops{"avx512", &supported, &count_avx512};
+  return ops;
 }
 
 }  // namespace nq

@@ -3,92 +3,90 @@
 // detected once per process (__builtin_cpu_supports reads CPUID and the OS's XSAVE state).
 #include <array>
 #include <atomic>
-#include <cstdlib>
 
+#include "kernels/isa.hpp"
+#include "kernels/join_limits.hpp"
 #include "kernels/kernels.hpp"
 
 namespace nq {
+
+namespace detail {
+namespace {
+KernelFilter g_filter = nullptr;
+}  // namespace
+
+void set_kernel_filter(KernelFilter usable) {
+  g_filter = usable;
+}
+}  // namespace detail
+
 namespace {
 
-// A test seam: NQ_TEST_DISABLE_KERNELS=avx512,avx2 makes those kernels report "unsupported",
-// so a machine that has every feature can still test the "this CPU cannot run it" path.
-bool disabled_for_testing(std::string_view name) {
-  const char* value = std::getenv("NQ_TEST_DISABLE_KERNELS");
-  std::string_view list = value ? value : "";
-  while (!list.empty()) {
-    const std::size_t comma = list.find(',');
-    if (list.substr(0, comma) == name) return true;
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
-  }
-  return false;
+bool usable(std::string_view name) {
+  return detail::g_filter == nullptr || detail::g_filter(name);
 }
 
 bool always() {
   return true;
 }
 bool has_avx2() {
-  static const bool ok = avx2_supported() && !disabled_for_testing("avx2");
+  static const bool ok = detail::avx2_search().supported() && usable("avx2");
   return ok;
 }
 bool has_avx512() {
-  static const bool ok = avx512_supported() && !disabled_for_testing("avx512");
-  return ok;
-}
-bool has_join_avx512() {
-  static const bool ok = has_avx512() && join_avx512_supported();
+  static const bool ok = detail::avx512_search().supported() && usable("avx512");
   return ok;
 }
 
 constexpr std::size_t kKernelCount = 5;
 std::array<std::atomic<std::uint64_t>, kKernelCount> g_batches{};
 
-// The join kernel's own ISA choice, made once: its bit-slice loops in AVX-512 where the CPU
-// has it, the baseline build otherwise; what it chose is what it reports.
-struct JoinBuild {
-  BatchFn count;
-  void (*prepare)(int n);
-  std::string_view isa;
-};
-const JoinBuild& join_build() {
-  static const JoinBuild chosen =
-      has_join_avx512() ? JoinBuild{&count_join_avx512, &prepare_join_avx512, "avx512"}
-                        : JoinBuild{&count_join_scalar, &prepare_join_scalar, "scalar"};
-  return chosen;
+void count_avx512(std::span<const Subproblem> in, std::span<Tally> out) {
+  detail::avx512_search().count(in, out);
+}
+void count_avx2(std::span<const Subproblem> in, std::span<Tally> out) {
+  detail::avx2_search().count(in, out);
+}
+void count_scalar(std::span<const Subproblem> in, std::span<Tally> out) {
+  detail::scalar_search().count(in, out);
 }
 void count_join(std::span<const Subproblem> in, std::span<Tally> out) {
-  join_build().count(in, out);
+  detail::join_ops().count(in, out);
 }
 void prepare_join(int n) {
-  join_build().prepare(n);
+  detail::join_ops().prepare(n);
+}
+void prepare_join_check(int n) {
+  detail::join_ops_scalar().prepare(n);
 }
 }  // namespace
 
-bool cpu_splits_wide_loads() {
+const detail::JoinOps& detail::join_ops() {
+  static const JoinOps& chosen =
+      has_avx512() && join_ops_avx512().supported() ? join_ops_avx512() : join_ops_scalar();
+  return chosen;
+}
+
+bool detail::cpu_splits_wide_loads() {
   // AMD family 0x19 is Zen 3 and Zen 4; of the two only Zen 4 has AVX-512.
-  return __builtin_cpu_is("amdfam19h") && avx512_supported();
+  return __builtin_cpu_is("amdfam19h") && avx512_search().supported();
 }
 
 void set_join_watch(const JoinWatch& watch) {
-  if (has_join_avx512()) set_join_watch_avx512(watch);
-  set_join_watch_scalar(watch);  // and the cross-check's, the baseline build (join-check)
+  detail::join_ops().set_watch(watch);
+  // and the cross-check's, the baseline build (join-check)
+  if (&detail::join_ops() != &detail::join_ops_scalar()) detail::join_ops_scalar().set_watch(watch);
 }
 
 JoinSample sample_join(const Subproblem& s, std::uint64_t pieces, std::uint64_t seed,
                        double (*clock)()) {
-  return has_join_avx512() ? sample_join_avx512(s, pieces, seed, clock)
-                           : sample_join_scalar(s, pieces, seed, clock);
-}
-
-void set_join_limits(std::size_t chunk, std::size_t parts) {
-  set_join_limits_scalar(chunk, parts);
-  if (has_join_avx512()) set_join_limits_avx512(chunk, parts);
+  return detail::join_ops().sample(s, pieces, seed, clock);
 }
 
 namespace {
 
 std::string_view join_isa() {
-  return join_build().isa;
+  return detail::join_ops().isa;
 }
 std::string_view isa_avx512() {
   return "avx512";
@@ -121,21 +119,25 @@ constexpr std::array<Kernel, kKernelCount> kKernels{
            "(with VBMI and GFNI) where the CPU has it",
            "nothing", &always, &counted<3, &count_join>, PlanKind::kRowSplit, &join_isa, false,
            &prepare_join},
-    Kernel{
-        "reference", "the classic one-queen-per-row search with mirror halving, unique by Burnside",
-        "nothing", &always, &counted<4, &count_reference>, PlanKind::kClassic, &isa_scalar, false},
+    Kernel{"reference",
+           "the classic one-queen-per-row search with mirror halving, unique by Burnside",
+           "nothing", &always, &counted<4, &detail::count_reference>, PlanKind::kClassic,
+           &isa_scalar, false},
 };
 constexpr std::size_t kScalar = 2;
 
 }  // namespace
 
 const Kernel& join_check_kernel() {
-  static constexpr Kernel kCheck{
-      "join-check",        "the join's baseline build, cut into other chunks",
-      "nothing",           &always,
-      &count_join_check,   PlanKind::kRowSplit,
-      &isa_scalar,         false,
-      &prepare_join_scalar};
+  static constexpr Kernel kCheck{"join-check",
+                                 "the join's baseline build, cut into other chunks",
+                                 "nothing",
+                                 &always,
+                                 &detail::count_join_check,
+                                 PlanKind::kRowSplit,
+                                 &isa_scalar,
+                                 false,
+                                 &prepare_join_check};
   return kCheck;
 }
 

@@ -6,6 +6,7 @@
 
 #include <span>
 
+#include "kernels/isa.hpp"
 #include "kernels/kernels.hpp"
 
 // GCC 12's AVX-512 headers trip -Wmaybe-uninitialized on their own _mm512_undefined_*
@@ -22,6 +23,7 @@
 #include "kernels/join/join.hpp"
 
 namespace nq {
+namespace {
 
 void count_join_avx512(std::span<const Subproblem> in, std::span<Tally> out) {
   for (std::size_t i = 0; i < in.size(); ++i)
@@ -43,8 +45,8 @@ JoinSample sample_join_avx512(const Subproblem& s, std::uint64_t pieces, std::ui
 
 void set_join_limits_avx512(std::size_t chunk, std::size_t parts) {
   join_avx512::join_detail::Scratch& s = join_avx512::join_detail::thread_scratch();
-  s.chunk = chunk != 0 ? chunk : kJoinMaxLeaves;
-  s.parts_limit = parts != 0 ? parts : kJoinMaxParts;
+  s.chunk = chunk != 0 ? chunk : detail::kJoinMaxLeaves;
+  s.parts_limit = parts != 0 ? parts : detail::kJoinMaxParts;
   s.east_half.valid = s.west_half.valid = false;
 }
 
@@ -64,16 +66,33 @@ std::uint64_t sieve_cuts_avx512(std::span<const std::uint64_t> a, std::span<cons
                                                  scratch);
 }
 
+}  // namespace
 }  // namespace nq
 
 #pragma GCC pop_options
 #pragma GCC diagnostic pop
 
 namespace nq {
+namespace {
 
-bool join_avx512_supported() {
-  return avx512_supported() && __builtin_cpu_supports("avx512vbmi") &&
+bool supported() {
+  return detail::avx512_search().supported() && __builtin_cpu_supports("avx512vbmi") &&
          __builtin_cpu_supports("gfni");
+}
+
+}  // namespace
+
+const detail::JoinOps& detail::join_ops_avx512() {
+  static constexpr JoinOps ops{"avx512",
+                               &supported,
+                               &count_join_avx512,
+                               &prepare_join_avx512,
+                               &set_join_watch_avx512,
+                               &sample_join_avx512,
+                               &set_join_limits_avx512,
+                               &count_disjoint_pairs_avx512,
+                               &sieve_cuts_avx512};
+  return ops;
 }
 
 }  // namespace nq

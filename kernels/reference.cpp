@@ -4,6 +4,7 @@
 // of the benchmarks.
 #include <bit>
 
+#include "kernels/isa.hpp"
 #include "kernels/kernels.hpp"
 
 namespace nq {
@@ -42,7 +43,7 @@ Tally count_classic(int n, Mask cols, Mask ld, Mask rd, int rows) {
   return {solutions, nodes};
 }
 
-void count_reference(std::span<const Subproblem> in, std::span<Tally> out) {
+void detail::count_reference(std::span<const Subproblem> in, std::span<Tally> out) {
   for (std::size_t i = 0; i < in.size(); ++i) {
     const Subproblem& s = in[i];
     out[i] = count_classic(std::popcount(s.full), s.cols, s.ld, s.rd, s.rows);

@@ -56,10 +56,6 @@ CountConfig count_config(const CountArgs& args) {
   config.memory_limit = parse_byte_size(args.memory_limit).value_or(0);
   config.cross_check = args.cross_check;
   config.cross_check_seed = static_cast<std::uint64_t>(args.cross_check_seed);
-  // Tests only: a second kernel that must disagree (a kernel of another plan), to see a failed
-  // cross-check end to end.
-  if (const char* forced = std::getenv("NQ_TEST_CROSS_CHECK_KERNEL"))
-    config.cross_check_kernel = find_kernel(forced);
   return config;
 }
 

@@ -9,6 +9,7 @@
 
 #include "base/prefault.hpp"
 #include "engine/count/plan.hpp"
+#include "kernels/join_limits.hpp"
 #include "kernels/kernels.hpp"
 
 namespace nq {
@@ -84,10 +85,10 @@ std::uint64_t estimate_cost(const Subproblem& s, int probe_rows) {
 constexpr double kJoinTaskCost = 13000, kJoinPairsPerLeaf = 5000, kJoinPlacementScale = 0.75;
 
 std::uint64_t estimate_join_cost(const Subproblem& s, int probe_rows) {
-  // The kernel's cut (kernels.hpp, join_west_columns).
+  // The kernel's cut (kernels/join_limits.hpp, join_west_columns).
   const Mask free_cols = s.full & ~s.cols;
   if (s.rows < 4 || std::popcount(free_cols) != s.rows) return estimate_cost(s, probe_rows);
-  const Mask west = join_west_columns(s), east = free_cols & ~west;
+  const Mask west = detail::join_west_columns(s), east = free_cols & ~west;
   int rows[2][kMaxN], count[2] = {0, 0};
   Mask squares[2][kMaxN];
   for (int i = 0; i < s.rows; ++i) {

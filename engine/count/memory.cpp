@@ -15,6 +15,7 @@
 #include "engine/count/journal.hpp"
 #include "engine/count/plan.hpp"
 #include "engine/count/schedule.hpp"
+#include "kernels/join_limits.hpp"
 
 namespace nq {
 namespace {
@@ -49,11 +50,12 @@ std::uint64_t threads_of(const CountConfig& config) {
 }
 
 std::uint64_t join_scratch_bound(int n) {
-  // The join's buffers per thread (kernels.hpp, join_scratch_bytes) at 4x the measured largest
-  // half-boards and bottom parts of this n (join_scratch_sizes), and never above the kernel's
-  // own bound.
-  const JoinScratchSizes bound = join_scratch_sizes(n, 4.0);
-  return std::min<std::uint64_t>(kJoinScratchBytes, join_scratch_bytes(bound.leaves, bound.parts));
+  // The join's buffers per thread (kernels/join_limits.hpp, join_scratch_bytes) at 4x the measured
+  // largest half-boards and bottom parts of this n (join_scratch_sizes), and never above the
+  // kernel's own bound.
+  const detail::JoinScratchSizes bound = detail::join_scratch_sizes(n, 4.0);
+  return std::min<std::uint64_t>(detail::kJoinScratchBytes,
+                                 detail::join_scratch_bytes(bound.leaves, bound.parts));
 }
 
 }  // namespace

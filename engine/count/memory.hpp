@@ -10,8 +10,8 @@
 //             position in the work layout and its copy on its node's memory (and the journal's
 //             todo list, the task stats where asked), sized by the types the runner keeps them in;
 //   threads   each worker's stack and TBB state, plus the kernel's own per-thread scratch: the
-//             join's buffers (kernels.hpp, kJoinScratchBytes), nothing for the backtracking
-//             kernels, whose state lives on the stack.
+//             join's buffers (kernels/join_limits.hpp, kJoinScratchBytes), nothing for the
+//             backtracking kernels, whose state lives on the stack.
 // peak = fixed + plan + run + threads.
 #pragma once
 

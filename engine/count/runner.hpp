@@ -84,4 +84,8 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
                       std::chrono::steady_clock::time_point start, CountResult& result,
                       Monitor* monitor, CrossCheck& check);
 
+// A test seam: the second kernel of every cross-check where the config names none (null: the
+// usual choice, cross_check_kernel()). Set only by the tests' support library, before main.
+void set_cross_check_override(const Kernel* kernel);
+
 }  // namespace nq::detail

@@ -12,8 +12,22 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/isa.hpp"
+#include "kernels/join_limits.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/subproblem.hpp"
+
+// The join's bounds and CPU traits (join_limits.hpp), by the names its code uses.
+namespace nq::NQ_KERNEL_NAMESPACE {
+using detail::cpu_splits_wide_loads;
+using detail::join_scratch_bytes;
+using detail::join_scratch_sizes;
+using detail::join_west_columns;
+using detail::JoinScratchSizes;
+using detail::kJoinMaxLeaves;
+using detail::kJoinMaxParts;
+using detail::kJoinTopBatch;
+}  // namespace nq::NQ_KERNEL_NAMESPACE
 
 namespace nq::NQ_KERNEL_NAMESPACE::join_detail {
 

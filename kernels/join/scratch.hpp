@@ -35,7 +35,8 @@ struct Scratch {
   std::vector<SettledHalf::Walk> east_starts, west_starts;  // sampling's chunk starts
   JoinWatch watch;                                          // the calling thread's (kernels.hpp)
   // Placements per chunk of a settled half, and the largest bottom part: kJoinMaxLeaves and
-  // kJoinMaxParts, smaller in tests (set_join_limits) so that small boards take every path.
+  // kJoinMaxParts, smaller in tests (JoinOps::set_limits, kernels/isa.hpp) so that small boards
+  // take every path.
   std::size_t chunk = kJoinMaxLeaves, parts_limit = kJoinMaxParts;
   int prepared_for = 0;  // the board size the buffers were reserved for
 
@@ -89,7 +90,7 @@ inline Scratch& thread_scratch() {
   thread_local Scratch scratch;
   return scratch;
 }
-// The cross-check's own (kernels.hpp, count_join_check): chunks and bottom parts a quarter of
+// The cross-check's own (kernels/isa.hpp, count_join_check): chunks and bottom parts a quarter of
 // the count's, so that a large subproblem is cut and paired at other places than in the count
 // it checks.
 inline Scratch& check_scratch() {

@@ -141,7 +141,8 @@ TEST(Mpi, CrossChecksAreCountedOnAnotherRank) {
     }
 }
 
-// A second count that disagrees (here a kernel for another plan, forced by the test hook) stops
+// A second count that disagrees (here a kernel for another plan, forced through the programs'
+// test build, tests/support/testing.hpp) stops
 // the run with exit 1 and names the subproblem and both ranks; nothing unchecked is journaled.
 TEST(Mpi, AFailedCrossCheckStopsTheRunWithExitOne) {
   const std::string journal = temp_path("xfail.ckpt");
@@ -151,7 +152,7 @@ TEST(Mpi, AFailedCrossCheckStopsTheRunWithExitOne) {
   const Outcome bad = shell(
       "NQ_TEST_CROSS_CHECK_KERNEL=reference OMPI_ALLOW_RUN_AS_ROOT=1 "
       "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0 " MPIEXEC
-      " --oversubscribe --bind-to none -np 2 " NQCOUNT_MPI_BIN
+      " --oversubscribe --bind-to none -np 2 " NQCOUNT_MPI_TESTING_BIN
       " --n 12 --kernel join --cross-check 1 --checkpoint " +
       journal);
   EXPECT_EQ(bad.status, 1) << bad.err;

@@ -1,7 +1,8 @@
 // The join on the frontier boards: sampled subproblems of the lazy row-split plan, counted by the
 // join and by the independent backtracking search, must agree. At n = 24, the first board whose
-// halves come out in several chunks (kernels.hpp, kJoinMaxLeaves) and whose bottom parts pass
-// kJoinMaxParts; the search takes seconds to minutes a subproblem there, so the cheapest ones.
+// halves come out in several chunks (kernels/join_limits.hpp, kJoinMaxLeaves) and whose bottom
+// parts pass kJoinMaxParts; the search takes seconds to minutes a subproblem there, so the cheapest
+// ones.
 // (`nqcount estimate --n N --check K` does the same from the command line, up to n = 28.)
 #include <gtest/gtest.h>
 

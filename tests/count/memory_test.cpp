@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/count/count.hpp"
+#include "kernels/join_limits.hpp"
 #include "tests/count/run_count.hpp"
 
 namespace nq {
@@ -31,7 +32,7 @@ TEST(Memory, JoinScratchGrowsWithTheBoardAndIsBounded) {
   for (int n = 4; n <= kMaxCountN; ++n) {
     const std::uint64_t bytes = kernel_scratch_bytes(join, n);
     EXPECT_GE(bytes, last) << n;
-    EXPECT_LE(bytes, kJoinScratchBytes) << n;
+    EXPECT_LE(bytes, detail::kJoinScratchBytes) << n;
     last = bytes;
   }
   // It levels off where the kernel's caps take over, many times above n = 18's.

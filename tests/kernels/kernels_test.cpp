@@ -16,7 +16,9 @@
 #include "engine/count/count.hpp"
 #include "engine/count/known.hpp"
 #include "engine/count/plan.hpp"
+#include "kernels/isa.hpp"
 #include "tests/brute_force.hpp"
+#include "tests/support/testing.hpp"
 
 namespace nq {
 namespace {
@@ -220,7 +222,7 @@ TEST(JoinBuilds, BaselineBuildMatchesTheSearch) {
       std::vector<std::uint8_t> weights;
       if (rowsplit) rowsplit_all(n, subs, weights);
       std::vector<Tally> got(subs.size());
-      count_join_scalar(subs, got);
+      detail::join_ops_scalar().count(subs, got);
       for (std::size_t i = 0; i < subs.size(); ++i)
         ASSERT_EQ(got[i].solutions, count_one_scalar(subs[i]).solutions)
             << "n=" << n << " subproblem " << i;
@@ -271,12 +273,12 @@ TEST(JoinPairs, MatchDoubleLoopAtEverySizeAndDensity) {
           const std::uint64_t x = a[i];
           for (std::size_t j = 0; j < nb; ++j) want += (x & pb[j]) == 0;
         }
-        EXPECT_EQ(count_disjoint_pairs_scalar(a, b, bits), want)
+        EXPECT_EQ(detail::join_ops_scalar().count_disjoint_pairs(a, b, bits, false), want)
             << bits << " " << na << "x" << nb << " " << skew;
-        if (join_avx512_supported()) {
+        if (test_support::join_avx512()) {
           // Both ways a visit of half a block can go: half-entries (as on Zen 4) or whole ones.
           for (const bool narrow : {false, true})
-            EXPECT_EQ(count_disjoint_pairs_avx512(a, b, bits, narrow), want)
+            EXPECT_EQ(test_support::join_avx512()->count_disjoint_pairs(a, b, bits, narrow), want)
                 << bits << " " << na << "x" << nb << " " << skew << " " << narrow;
         }
         checked += na * nb;
@@ -300,11 +302,12 @@ TEST(JoinPairs, CutsAreChosenOnThePairsLeft) {
   std::vector<std::uint64_t> a(3000), b(5000);
   for (auto& x : a) x = member();
   for (auto& y : b) y = member();
-  EXPECT_EQ(sieve_cuts_scalar(a, b, 0x3ff, 2), 0b101u);
-  EXPECT_EQ(sieve_cuts_scalar(a, b, 0x3fe, 2), 0b110u);  // 0 not shared: 1, then 2
-  if (join_avx512_supported()) {
-    EXPECT_EQ(sieve_cuts_avx512(a, b, 0x3ff, 2), 0b101u);
-    EXPECT_EQ(sieve_cuts_avx512(a, b, 0x3fe, 2), 0b110u);
+  EXPECT_EQ(detail::join_ops_scalar().sieve_cuts(a, b, 0x3ff, 2), 0b101u);
+  EXPECT_EQ(detail::join_ops_scalar().sieve_cuts(a, b, 0x3fe, 2),
+            0b110u);  // 0 not shared: 1, then 2
+  if (test_support::join_avx512()) {
+    EXPECT_EQ(test_support::join_avx512()->sieve_cuts(a, b, 0x3ff, 2), 0b101u);
+    EXPECT_EQ(test_support::join_avx512()->sieve_cuts(a, b, 0x3fe, 2), 0b110u);
   }
 }
 
@@ -347,10 +350,11 @@ TEST(SlowJoinPairs, DeepSievesMatchSubsetSums) {
       if (y & wide) wide_b = y;
     if (((wide_a & wide_b) & kFull) == 0) --want;
     EXPECT_GT(want, 0u);
-    EXPECT_EQ(count_disjoint_pairs_scalar(a, b, shared), want) << na << "x" << nb << " " << shared;
-    if (join_avx512_supported()) {
+    EXPECT_EQ(detail::join_ops_scalar().count_disjoint_pairs(a, b, shared, false), want)
+        << na << "x" << nb << " " << shared;
+    if (test_support::join_avx512()) {
       for (const bool narrow : {false, true})
-        EXPECT_EQ(count_disjoint_pairs_avx512(a, b, shared, narrow), want)
+        EXPECT_EQ(test_support::join_avx512()->count_disjoint_pairs(a, b, shared, narrow), want)
             << na << "x" << nb << " " << shared << " " << narrow;
     }
   }
@@ -429,20 +433,20 @@ TEST(JoinKernel, ChunkedHalvesAndMovedBottomsCountTheSame) {
     std::vector<std::uint8_t> weights;
     rowsplit_all(n, subs, weights);
     std::vector<Tally> plain(subs.size());
-    set_join_limits(0, 0);
-    count_join_scalar(subs, plain);
+    test_support::set_join_limits(0, 0);
+    detail::join_ops_scalar().count(subs, plain);
     for (const Limits limits : {Limits{1, 1}, Limits{16, 4}, Limits{64, 16}, Limits{200, 1000}}) {
-      set_join_limits(limits.chunk, limits.parts);
+      test_support::set_join_limits(limits.chunk, limits.parts);
       const std::string what = "n=" + std::to_string(n) + " chunk " + std::to_string(limits.chunk) +
                                " parts " + std::to_string(limits.parts);
       std::vector<Tally> got(subs.size());
-      count_join_scalar(subs, got);
+      detail::join_ops_scalar().count(subs, got);
       for (std::size_t i = 0; i < subs.size(); ++i) {
         ASSERT_EQ(got[i].solutions, plain[i].solutions) << what << " subproblem " << i;
         ASSERT_EQ(got[i].solutions, count_one_scalar(subs[i]).solutions) << what;
       }
-      if (join_avx512_supported()) {
-        count_join_avx512(subs, got);
+      if (test_support::join_avx512()) {
+        test_support::join_avx512()->count(subs, got);
         for (std::size_t i = 0; i < subs.size(); ++i)
           ASSERT_EQ(got[i].solutions, plain[i].solutions) << what << " avx512, subproblem " << i;
       }
@@ -455,7 +459,7 @@ TEST(JoinKernel, ChunkedHalvesAndMovedBottomsCountTheSame) {
     }
     for (const Tally& t : plain) solutions += t.solutions;
   }
-  set_join_limits(0, 0);
+  test_support::set_join_limits(0, 0);
   EXPECT_GT(solutions, 0u);
 }
 
@@ -481,7 +485,7 @@ double cpu_clock() {
 }
 
 TEST(JoinSampling, EveryPieceIsTheCountAndAFewAreRightOnAverage) {
-  set_join_limits(16, 8);  // halves of a few hundred placements: many chunks each
+  test_support::set_join_limits(16, 8);  // halves of a few hundred placements: many chunks each
   for (const Subproblem& s : largest_rowsplit_subproblems(12, 3)) {
     const std::uint64_t want = count_one_scalar(s).solutions;
     const JoinSample all = sample_join(s, 1u << 20, 1, &cpu_clock);
@@ -506,11 +510,11 @@ TEST(JoinSampling, EveryPieceIsTheCountAndAFewAreRightOnAverage) {
     EXPECT_GT(error, 0) << "the draws should differ";
     EXPECT_NEAR(mean, static_cast<double>(want), 4 * error);
   }
-  set_join_limits(0, 0);
+  test_support::set_join_limits(0, 0);
 }
 
 TEST(JoinSampling, ACountPollsItsWatchAndStopsWhenTold) {
-  set_join_limits(64, 32);
+  test_support::set_join_limits(64, 32);
   const Subproblem s = largest_rowsplit_subproblems(12, 1).front();
   const Kernel* join = find_kernel("join");
   struct Heard {
@@ -535,7 +539,7 @@ TEST(JoinSampling, ACountPollsItsWatchAndStopsWhenTold) {
   EXPECT_EQ(heard.polls, 2u);
   EXPECT_LT(stopped.solutions, whole.solutions);
   set_join_watch({});
-  set_join_limits(0, 0);
+  test_support::set_join_limits(0, 0);
 }
 
 // Halves of 11 and 12 rows (n = 22 and 23), whose top part takes half their rows: runs of
@@ -610,7 +614,7 @@ TEST(Kernels, TheTableNamesEachKernelsPlanAndInstructionSet) {
   // The join's bit slices run in AVX-512 exactly where that kernel can run and the CPU has the
   // join's VBMI and GFNI too.
   EXPECT_EQ(find_kernel("join")->isa() == "avx512",
-            find_kernel("avx512")->supported() && join_avx512_supported());
+            find_kernel("avx512")->supported() && test_support::join_avx512());
   EXPECT_EQ(plan_kind_name(PlanKind::kRowSplit), "rowsplit");
 }
 
