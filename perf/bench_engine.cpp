@@ -5,7 +5,6 @@
 #include <benchmark/benchmark.h>
 #include <oneapi/tbb/task_arena.h>
 
-#include "engine/count/cost.hpp"
 #include "engine/count/count.hpp"
 #include "engine/count/plan.hpp"
 

@@ -9,10 +9,13 @@
 
 #include "base/prefault.hpp"
 #include "engine/count/plan.hpp"
+#include "engine/count/splits.hpp"
 #include "kernels/join_limits.hpp"
 #include "kernels/kernels.hpp"
 
 namespace nq {
+
+using namespace detail;  // this file defines them
 namespace {
 
 std::uint64_t width_at(const Subproblem& s, Mask cols, Mask ld, Mask rd, int row, int depth) {
@@ -69,11 +72,11 @@ double expected_placements(const int* rows, const Mask* squares, int k) {
 // a subproblem instead of 4 or 11; with largest-first dealing the simulated efficiency at 256
 // workers is 0.99 at n = 16 either way, and the progress percentage stays within 0.3 of the
 // truth. More rows would only lengthen the serial setup of every run.
-int cost_probe_rows(int n) {
+int detail::cost_probe_rows(int n) {
   return std::clamp(n / 4, 2, 3);
 }
 
-std::uint64_t estimate_cost(const Subproblem& s, int probe_rows) {
+std::uint64_t detail::estimate_cost(const Subproblem& s, int probe_rows) {
   // +1: a subproblem that dies at once still costs its setup.
   return 1 + width_at(s, s.cols, s.ld, s.rd, 0, probe_rows);
 }
@@ -84,7 +87,7 @@ std::uint64_t estimate_cost(const Subproblem& s, int probe_rows) {
 // expected_placements runs 1.33x above Knuth's estimate on average, hence the scale.
 constexpr double kJoinTaskCost = 13000, kJoinPairsPerLeaf = 5000, kJoinPlacementScale = 0.75;
 
-std::uint64_t estimate_join_cost(const Subproblem& s, int probe_rows) {
+std::uint64_t detail::estimate_join_cost(const Subproblem& s, int probe_rows) {
   // The kernel's cut (kernels/join_limits.hpp, join_west_columns).
   const Mask free_cols = s.full & ~s.cols;
   if (s.rows < 4 || std::popcount(free_cols) != s.rows) return estimate_cost(s, probe_rows);
@@ -110,11 +113,11 @@ std::uint64_t estimate_join_cost(const Subproblem& s, int probe_rows) {
                                                  west_leaves * east_leaves / kJoinPairsPerLeaf));
 }
 
-std::uint64_t join_pairs_cost(std::uint64_t pairs) {
+std::uint64_t detail::join_pairs_cost(std::uint64_t pairs) {
   return static_cast<std::uint64_t>(static_cast<double>(pairs) / kJoinPairsPerLeaf);
 }
 
-std::uint64_t estimate_plan_cost(const Plan& plan, std::size_t i) {
+std::uint64_t detail::estimate_plan_cost(const Plan& plan, std::size_t i) {
   const int rows = cost_probe_rows(plan.n);
   if (!plan.rowsplit()) return estimate_cost(plan.subproblems[i], rows);
   std::uint64_t cost = 0;  // the task's subproblems, unranked on demand

@@ -6,11 +6,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/count/plan.hpp"
 #include "kernels/subproblem.hpp"
 
-namespace nq {
-
-struct Plan;
+namespace nq::detail {
 
 // The number of partial boards that survive the first `probe_rows` open rows of the search (the
 // width of the search tree at that depth). The subtrees below them are much alike, so this
@@ -39,9 +38,4 @@ std::uint64_t join_pairs_cost(std::uint64_t pairs);
 // join's), the sum of estimate_join_cost over the subproblems of its ranks.
 std::uint64_t estimate_plan_cost(const Plan& plan, std::size_t i);
 
-// estimate_plan_cost of every task of the plan, in plan order. With `cancel`, it stops soon
-// after that is set, leaving the rest 0 (a large board's estimates take tens of seconds).
-std::vector<std::uint64_t> estimate_costs(const Plan& plan,
-                                          const std::atomic<bool>* cancel = nullptr);
-
-}  // namespace nq
+}  // namespace nq::detail

@@ -19,6 +19,7 @@
 #include "engine/count/memory.hpp"
 #include "engine/count/plan.hpp"
 #include "engine/count/schedule.hpp"
+#include "engine/count/splits.hpp"
 #include "kernels/kernels.hpp"
 
 namespace nq {
@@ -157,7 +158,7 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
   tbb::task_arena arena(threads);
 
   const Plan plan = plan_rowsplit(n, false);
-  const int probe = cost_probe_rows(n);
+  const int probe = detail::cost_probe_rows(n);
   std::vector<std::uint64_t> costs;
   arena.execute([&] { costs = estimate_costs(plan); });
   // Tasks by cost (ascending), those with none (no representative rank) left out.
@@ -203,8 +204,9 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
     std::vector<std::pair<std::uint64_t, double>> ranks;
     double sum = 0;
     for (std::uint64_t r = plan.first_rank(task); r < plan.end_rank(task); ++r)
-      if (const RowSplitKey key = rowsplit_key(n, r); key.weight != 0) {
-        const auto c = static_cast<double>(estimate_join_cost(rowsplit_subproblem(n, key), probe));
+      if (const detail::RowSplitKey key = detail::rowsplit_key(n, r); key.weight != 0) {
+        const auto c = static_cast<double>(
+            detail::estimate_join_cost(detail::rowsplit_subproblem(n, key), probe));
         ranks.emplace_back(r, c);
         sum += c;
       }
@@ -227,8 +229,8 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
       prepared = n;
     }
     const double start_cpu = thread_cpu_seconds();
-    const RowSplitKey key = rowsplit_key(n, d.rank);
-    const Subproblem s = rowsplit_subproblem(n, key);
+    const detail::RowSplitKey key = detail::rowsplit_key(n, d.rank);
+    const Subproblem s = detail::rowsplit_subproblem(n, key);
     // In a count the kernel comes to a subproblem from its neighbour in plan order: it mostly
     // reuses the neighbour's bottom parts, and finds the pairing's scratch in cache, warm from
     // the neighbour's last chunk pair. So the neighbour is counted first, untimed (one chunk
@@ -238,8 +240,8 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
     // subproblem takes about 2 ms there, and the pairing's scratch, evicted by the bottom
     // parts, is megabytes).
     for (std::uint64_t before = d.rank; before-- > 0 && before + 64 > d.rank;)
-      if (const RowSplitKey k = rowsplit_key(n, before); k.weight != 0) {
-        sample_join(rowsplit_subproblem(n, k), 1, before, &thread_cpu_seconds);
+      if (const detail::RowSplitKey k = detail::rowsplit_key(n, before); k.weight != 0) {
+        sample_join(detail::rowsplit_subproblem(n, k), 1, before, &thread_cpu_seconds);
         break;
       }
     const JoinSample js =
@@ -412,14 +414,14 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
     std::uniform_int_distribution<std::uint64_t> any(0, plan.ranks - 1);
     // The part of a rank's subproblem with check_rows rows fixed (all of it with none).
     auto checked_part = [&](std::uint64_t rank) {
-      return fix_first_rows(rowsplit_subproblem(n, rowsplit_key(n, rank)), config.check_rows,
-                            config.seed * 0x2545f4914f6cdd1dull ^ rank);
+      return detail::fix_first_rows(detail::rowsplit_subproblem(n, detail::rowsplit_key(n, rank)),
+                                    config.check_rows, config.seed * 0x2545f4914f6cdd1dull ^ rank);
     };
     std::vector<std::pair<std::uint64_t, std::uint64_t>> drawn;  // (cost, rank)
     const std::size_t want = 64 * static_cast<std::size_t>(config.check);
     while (drawn.size() < want)
-      if (const std::uint64_t rank = any(pick); rowsplit_key(n, rank).weight != 0)
-        drawn.emplace_back(estimate_join_cost(checked_part(rank), probe), rank);
+      if (const std::uint64_t rank = any(pick); detail::rowsplit_key(n, rank).weight != 0)
+        drawn.emplace_back(detail::estimate_join_cost(checked_part(rank), probe), rank);
     std::sort(drawn.begin(), drawn.end());
     drawn.resize(static_cast<std::size_t>(config.check));
     struct Checked {

@@ -1,6 +1,6 @@
 // The bookkeeping around counting a plan, shared by count() and by nqcount-mpi's root (which
 // deals the same plan to ranks instead of arenas): resume from a journal, the progress
-// monitor's cost totals (from the plan's cost estimate, cost.hpp), and the result from the
+// monitor's cost totals (from the plan's cost estimate, estimate_costs), and the result from the
 // sums. Never prints.
 #pragma once
 
@@ -9,7 +9,6 @@
 
 #include "base/types.hpp"
 #include "engine/count/config.hpp"
-#include "engine/count/cost.hpp"
 #include "engine/count/journal.hpp"
 #include "engine/count/plan.hpp"
 #include "engine/count/reducer.hpp"

@@ -8,7 +8,7 @@
 
 #include "base/d4.hpp"
 
-namespace nq {
+namespace nq::detail {
 
 class Placement {
  public:
@@ -66,4 +66,4 @@ class Placement {
   std::array<std::int8_t, 32> col_of_row_;
 };
 
-}  // namespace nq
+}  // namespace nq::detail

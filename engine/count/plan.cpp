@@ -8,8 +8,11 @@
 
 #include "base/prefault.hpp"
 #include "base/splitmix.hpp"
+#include "engine/count/splits.hpp"
 
 namespace nq {
+
+using namespace detail;  // this file defines them
 namespace {
 
 Mask full_mask(int n) {
@@ -164,7 +167,7 @@ bool same_tree(const Subproblem& a, const Subproblem& b) {
 
 }  // namespace
 
-double estimate_nodes(const Subproblem& s, int probes, std::uint64_t seed) {
+double detail::estimate_nodes(const Subproblem& s, int probes, std::uint64_t seed) {
   std::uint64_t x = seed | 1;
   auto next_random = [&x] {  // xorshift64*
     x ^= x >> 12;
@@ -196,7 +199,7 @@ double estimate_nodes(const Subproblem& s, int probes, std::uint64_t seed) {
   return probes > 0 ? sum / probes : 0;
 }
 
-ClassPrefix oriented(const ClassPrefix& c, Sym g) {
+detail::ClassPrefix detail::oriented(const ClassPrefix& c, Sym g) {
   const int n = c.fixed.n();
   ClassPrefix o = c;
   o.fixed = c.fixed.image(g);
@@ -210,17 +213,17 @@ ClassPrefix oriented(const ClassPrefix& c, Sym g) {
   return o;
 }
 
-int ClassPrefix::weight() const {
+int detail::ClassPrefix::weight() const {
   return kD4Order / std::popcount(static_cast<unsigned>(stabilizer));
 }
 
-void for_each_class(int n, const std::function<void(const ClassPrefix&)>& visit) {
+void detail::for_each_class(int n, const std::function<void(const ClassPrefix&)>& visit) {
   corner_classes(n, visit);
   single_classes(n, visit);
   tie_classes(n, visit);
 }
 
-Subproblem class_subproblem(const ClassPrefix& c) {
+Subproblem detail::class_subproblem(const ClassPrefix& c) {
   const int n = c.fixed.n();
   Subproblem s;
   s.full = full_mask(n);
@@ -244,8 +247,8 @@ Subproblem class_subproblem(const ClassPrefix& c) {
   return s;
 }
 
-std::uint64_t count_fixed_completions(const Placement& fixed, const Mask* forbidden, Sym rotation,
-                                      const std::atomic<bool>* cancel) {
+std::uint64_t detail::count_fixed_completions(const Placement& fixed, const Mask* forbidden,
+                                              Sym rotation, const std::atomic<bool>* cancel) {
   Placement p = fixed;
   return fixed_rec(p, forbidden, rotation, cancel);
 }
@@ -276,7 +279,7 @@ void for_each_child(const Subproblem& s, int rows, Emit& emit) {
 
 }  // namespace
 
-void split_subproblem(const Subproblem& s, int rows, std::vector<Subproblem>& out) {
+void detail::split_subproblem(const Subproblem& s, int rows, std::vector<Subproblem>& out) {
   auto push = [&out](const Subproblem& c) { out.push_back(c); };
   for_each_child(s, rows, push);
 }
@@ -481,14 +484,14 @@ std::array<std::uint32_t, 5> odd_kept_rows(int n, std::uint32_t west_rows) {
 
 }  // namespace
 
-std::uint64_t rowsplit_ranks(int n, OddSplit shape) {
+std::uint64_t detail::rowsplit_ranks(int n, OddSplit shape) {
   const int h = n / 2;
   if (n % 2 == 0) return kBinomials.c[n - 1][h];
   if (shape == OddSplit::kByWestRows) return 2 * kBinomials.c[n][h];
   return kBinomials.c[n - 2][h] * static_cast<std::uint64_t>(h + 1);
 }
 
-RowSplitKey rowsplit_key(int n, std::uint64_t rank, OddSplit shape) {
+detail::RowSplitKey detail::rowsplit_key(int n, std::uint64_t rank, OddSplit shape) {
   const int h = n / 2;
   const bool odd = n % 2 == 1;
   const auto all = static_cast<std::uint32_t>(full_mask(n));
@@ -524,7 +527,7 @@ RowSplitKey rowsplit_key(int n, std::uint64_t rank, OddSplit shape) {
   return key;
 }
 
-Subproblem rowsplit_subproblem(int n, const RowSplitKey& key) {
+Subproblem detail::rowsplit_subproblem(int n, const RowSplitKey& key) {
   const Mask full = full_mask(n);
   const int half = n / 2;
   const Mask middle = n % 2 ? bit_at(half) : 0;
@@ -541,7 +544,7 @@ Subproblem rowsplit_subproblem(int n, const RowSplitKey& key) {
   return s;
 }
 
-Subproblem fix_first_rows(const Subproblem& s, int rows, std::uint64_t seed) {
+Subproblem detail::fix_first_rows(const Subproblem& s, int rows, std::uint64_t seed) {
   Subproblem part = s;
   SplitMix64 next{seed};          // the same squares on every platform
   Mask cols = 0, ld = 0, rd = 0;  // the fixed queens' attacks on the row below them
@@ -562,8 +565,8 @@ Subproblem fix_first_rows(const Subproblem& s, int rows, std::uint64_t seed) {
   return part;
 }
 
-void rowsplit_all(int n, std::vector<Subproblem>& subproblems, std::vector<std::uint8_t>& weights,
-                  OddSplit shape) {
+void detail::rowsplit_all(int n, std::vector<Subproblem>& subproblems,
+                          std::vector<std::uint8_t>& weights, OddSplit shape) {
   subproblems.clear();
   weights.clear();
   const std::uint64_t ranks = rowsplit_ranks(n, shape);
@@ -686,8 +689,8 @@ struct HalfTurnSearch {
 
 }  // namespace
 
-SymmetricCounts whole_board_symmetric(int n, const std::atomic<bool>* cancel,
-                                      const std::atomic<bool>* stop) {
+detail::SymmetricCounts detail::whole_board_symmetric(int n, const std::atomic<bool>* cancel,
+                                                      const std::atomic<bool>* stop) {
   HalfTurnSearch search;
   search.n = n;
   search.full = full_mask(n);

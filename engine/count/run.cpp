@@ -21,6 +21,7 @@
 #include "engine/count/placement.hpp"
 #include "engine/count/plan.hpp"
 #include "engine/count/runner.hpp"
+#include "engine/count/splits.hpp"
 #include "engine/count/topology.hpp"
 #include "kernels/kernels.hpp"
 
@@ -179,7 +180,7 @@ const Kernel& cross_check_kernel(const Kernel& kernel, int n) {
 OrbitCounts classify_by_enumeration(int n) {
   OrbitCounts o;
   u128 by_size[9] = {};
-  Placement p(n);
+  detail::Placement p(n);
   auto rec = [&](auto&& self, int row) -> void {
     if (row == n) {
       int stab = 0;
@@ -280,10 +281,11 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
 
   // The row-split plan's Burnside terms, on a worker of the run (RunHooks::beside); a cancelled
   // count stops them too.
-  SymmetricCounts symmetric;
+  detail::SymmetricCounts symmetric;
   if (plan.rowsplit())
     hooks.beside = [&] {
-      symmetric = whole_board_symmetric(n, monitor ? &monitor->cancel : nullptr, check.stop_flag());
+      symmetric =
+          detail::whole_board_symmetric(n, monitor ? &monitor->cancel : nullptr, check.stop_flag());
     };
   const Partial part =
       run_on_arenas(plan, kernel, config, hooks, machine, start, result, monitor, check);
@@ -333,7 +335,7 @@ Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan
   hooks.journal = config.journal;
   // Costs of the selected subproblems only: an MPI rank counts many small selections.
   std::vector<std::uint64_t> costs(plan.size(), 0);
-  for (std::uint64_t i : selection) costs[i] = estimate_plan_cost(plan, i);
+  for (std::uint64_t i : selection) costs[i] = detail::estimate_plan_cost(plan, i);
   hooks.costs = &costs;
   std::future<Expected<Topology>> machine = start_reading_topology(config);
   // The plan's own fraction and seed, so that every rank checks the same subproblems.

@@ -37,6 +37,7 @@
 #include "engine/count/placement.hpp"
 #include "engine/count/plan.hpp"
 #include "engine/count/schedule.hpp"
+#include "engine/count/splits.hpp"
 #include "engine/count/topology.hpp"
 #include "kernels/kernels.hpp"
 
@@ -263,7 +264,7 @@ class Counter {
                         auto& w = *static_cast<Watched*>(context);
                         if (Monitor* monitor = w.counter->monitor_) {
                           const std::uint64_t c =
-                              std::min(join_pairs_cost(pairs), w.cost - w.reported);
+                              std::min(detail::join_pairs_cost(pairs), w.cost - w.reported);
                           monitor->cost_done.fetch_add(c, std::memory_order_relaxed);
                           w.reported += c;
                         }
@@ -282,7 +283,7 @@ class Counter {
       std::uint64_t progressed = 0;  // of the task's cost, already in the monitor
       auto flush = [&] {
         if (watching) {
-          watched.cost = estimate_join_cost(batch[0], cost_probe_rows(plan_.n));
+          watched.cost = detail::estimate_join_cost(batch[0], detail::cost_probe_rows(plan_.n));
           watched.reported = 0;
         }
         kernel_->count(std::span<const Subproblem>(batch.data(), held),
@@ -314,9 +315,9 @@ class Counter {
       };
       for (std::uint64_t r = plan_.first_rank(ids[i]); r < plan_.end_rank(ids[i]) && !cancelled;
            ++r) {
-        const RowSplitKey key = rowsplit_key(plan_.n, r);
+        const detail::RowSplitKey key = detail::rowsplit_key(plan_.n, r);
         if (key.weight == 0) continue;
-        batch[held] = rowsplit_subproblem(plan_.n, key);
+        batch[held] = detail::rowsplit_subproblem(plan_.n, key);
         ranks[held] = r;
         weights[held++] = static_cast<std::uint8_t>(key.weight);
         if (held == batch_size) flush();

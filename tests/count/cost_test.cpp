@@ -9,6 +9,7 @@
 
 #include "engine/count/count.hpp"
 #include "engine/count/plan.hpp"
+#include "engine/count/splits.hpp"
 #include "kernels/kernels.hpp"
 
 namespace nq {
@@ -52,12 +53,14 @@ TEST(JoinCost, RowSplitPlansAreWeightedByTheJoinsCost) {
     ASSERT_EQ(costs.size(), plan.size());
     ASSERT_EQ(plan.block, 1u);  // one rank per task at this size
     for (std::size_t i = 0; i < costs.size(); ++i) {
-      const RowSplitKey key = rowsplit_key(n, i);
+      const detail::RowSplitKey key = detail::rowsplit_key(n, i);
       // A rank that stands for no orbit costs nothing; the others their join's cost.
       const std::uint64_t expected =
-          key.weight ? estimate_join_cost(rowsplit_subproblem(n, key), cost_probe_rows(n)) : 0;
+          key.weight ? detail::estimate_join_cost(detail::rowsplit_subproblem(n, key),
+                                                  detail::cost_probe_rows(n))
+                     : 0;
       EXPECT_EQ(costs[i], expected) << i;
-      EXPECT_EQ(costs[i], estimate_plan_cost(plan, i));
+      EXPECT_EQ(costs[i], detail::estimate_plan_cost(plan, i));
       if (key.weight) {
         EXPECT_GT(costs[i], 0u);
       }
@@ -65,7 +68,7 @@ TEST(JoinCost, RowSplitPlansAreWeightedByTheJoinsCost) {
   }
   // Other plans keep the search-tree width.
   const Plan canonical = plan_canonical(12, 3);
-  EXPECT_EQ(estimate_costs(canonical)[0], estimate_cost(canonical.subproblems[0], 3));
+  EXPECT_EQ(estimate_costs(canonical)[0], detail::estimate_cost(canonical.subproblems[0], 3));
 }
 
 TEST(JoinCost, SpreadRowsCostMoreThanPackedRows) {
@@ -78,11 +81,11 @@ TEST(JoinCost, SpreadRowsCostMoreThanPackedRows) {
   const std::array<Subproblem, 2> both{packed, spread};
   find_kernel("join")->count(both, t);
   ASSERT_LT(t[0].nodes, t[1].nodes);
-  EXPECT_LT(estimate_join_cost(packed, 3), estimate_join_cost(spread, 3));
+  EXPECT_LT(detail::estimate_join_cost(packed, 3), detail::estimate_join_cost(spread, 3));
   // A subproblem with a row left without a square costs the minimum.
   Subproblem dead = spread;
   dead.blocked[3] = dead.full;
-  EXPECT_EQ(estimate_join_cost(dead, 3), 1u);
+  EXPECT_EQ(detail::estimate_join_cost(dead, 3), 1u);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "engine/count/cost.hpp"
 #include "engine/count/plan.hpp"
+#include "engine/count/splits.hpp"
 #include "kernels/kernels.hpp"
 
 namespace nq {
@@ -21,11 +22,11 @@ namespace {
 // Unranked representatives drawn at random (seeded) from the whole plan.
 std::vector<Subproblem> sample(int n, int count, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<std::uint64_t> pick(0, rowsplit_ranks(n) - 1);
+  std::uniform_int_distribution<std::uint64_t> pick(0, detail::rowsplit_ranks(n) - 1);
   std::vector<Subproblem> out;
   while (static_cast<int>(out.size()) < count)
-    if (const RowSplitKey key = rowsplit_key(n, pick(rng)); key.weight != 0)
-      out.push_back(rowsplit_subproblem(n, key));
+    if (const detail::RowSplitKey key = detail::rowsplit_key(n, pick(rng)); key.weight != 0)
+      out.push_back(detail::rowsplit_subproblem(n, key));
   return out;
 }
 
@@ -35,7 +36,9 @@ std::vector<Subproblem> sample(int n, int count, std::uint64_t seed) {
 TEST(SlowFrontier, SampledN24SubproblemsJoinMatchesBacktracking) {
   const int n = 24;
   std::vector<Subproblem> subs = sample(n, 256, 24);
-  auto cost = [&](const Subproblem& s) { return estimate_join_cost(s, cost_probe_rows(n)); };
+  auto cost = [&](const Subproblem& s) {
+    return detail::estimate_join_cost(s, detail::cost_probe_rows(n));
+  };
   std::sort(subs.begin(), subs.end(),
             [&](const Subproblem& a, const Subproblem& b) { return cost(a) < cost(b); });
   const Kernel* join = find_kernel("join");
@@ -66,8 +69,8 @@ TEST(Frontier, LargestPlansUnrankIntoRowSplits) {
     const Plan plan = plan_rowsplit(n, false);
     EXPECT_LE(plan.size(), kMaxRowSplitTasks) << n;
     for (std::uint64_t r : {std::uint64_t{0}, plan.ranks / 2, plan.ranks - 1}) {
-      const RowSplitKey key = rowsplit_key(n, r);
-      const Subproblem s = rowsplit_subproblem(n, key);
+      const detail::RowSplitKey key = detail::rowsplit_key(n, r);
+      const Subproblem s = detail::rowsplit_subproblem(n, key);
       const Mask west = (Mask{1} << n / 2) - 1, middle = n % 2 ? Mask{1} << n / 2 : 0;
       int west_rows = 0, middle_rows = 0;
       for (int i = 0; i < n; ++i) {

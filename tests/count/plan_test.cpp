@@ -8,10 +8,13 @@
 #include <map>
 #include <set>
 
+#include "engine/count/splits.hpp"
 #include "kernels/kernels.hpp"
 #include "tests/brute_force.hpp"
 
 namespace nq {
+
+using namespace detail;  // the splits (splits.hpp) are what this file tests, beside the plans
 namespace {
 
 bool in_class(const ClassPrefix& c, const test::Perm& s) {

@@ -16,6 +16,7 @@
 #include "engine/count/count.hpp"
 #include "engine/count/known.hpp"
 #include "engine/count/plan.hpp"
+#include "engine/count/splits.hpp"
 #include "kernels/isa.hpp"
 #include "tests/brute_force.hpp"
 #include "tests/support/testing.hpp"
@@ -40,7 +41,7 @@ std::vector<Subproblem> random_subproblems(int n, int count, int density, int sp
     s.rows = n;
     for (int r = 0; r < n; ++r) s.blocked[r] = random_mask();
     std::vector<Subproblem> children;
-    split_subproblem(s, split, children);
+    detail::split_subproblem(s, split, children);
     if (children.empty()) continue;
     out.push_back(children[rng() % children.size()]);
   }
@@ -220,7 +221,7 @@ TEST(JoinBuilds, BaselineBuildMatchesTheSearch) {
     for (bool rowsplit : {true, false}) {
       std::vector<Subproblem> subs = plan_canonical(n, 2).subproblems;
       std::vector<std::uint8_t> weights;
-      if (rowsplit) rowsplit_all(n, subs, weights);
+      if (rowsplit) detail::rowsplit_all(n, subs, weights);
       std::vector<Tally> got(subs.size());
       detail::join_ops_scalar().count(subs, got);
       for (std::size_t i = 0; i < subs.size(); ++i)
@@ -410,7 +411,7 @@ TEST(JoinKernel, MatchesSearchOnEveryRowSplitSubproblem) {
   for (int n = 8; n <= 14; ++n) {
     std::vector<Subproblem> subs;
     std::vector<std::uint8_t> weights;
-    rowsplit_all(n, subs, weights);
+    detail::rowsplit_all(n, subs, weights);
     ASSERT_FALSE(subs.empty()) << n;
     expect_join_matches_search(subs, "n=" + std::to_string(n), solutions);
     checked += subs.size();
@@ -431,7 +432,7 @@ TEST(JoinKernel, ChunkedHalvesAndMovedBottomsCountTheSame) {
   for (int n = 9; n <= 13; ++n) {
     std::vector<Subproblem> subs;
     std::vector<std::uint8_t> weights;
-    rowsplit_all(n, subs, weights);
+    detail::rowsplit_all(n, subs, weights);
     std::vector<Tally> plain(subs.size());
     test_support::set_join_limits(0, 0);
     detail::join_ops_scalar().count(subs, plain);
@@ -469,7 +470,7 @@ TEST(JoinKernel, ChunkedHalvesAndMovedBottomsCountTheSame) {
 std::vector<Subproblem> largest_rowsplit_subproblems(int n, std::size_t count) {
   std::vector<Subproblem> subs;
   std::vector<std::uint8_t> weights;
-  rowsplit_all(n, subs, weights);
+  detail::rowsplit_all(n, subs, weights);
   std::vector<std::pair<std::uint64_t, std::size_t>> by_size;
   for (std::size_t i = 0; i < subs.size(); ++i)
     by_size.emplace_back(count_one_scalar(subs[i]).solutions, i);
@@ -575,12 +576,12 @@ TEST(JoinKernel, MatchesSearchOnRowSplitSubproblemsWithRandomQueensOnTop) {
   for (int n = 8; n <= 16; ++n) {
     std::vector<Subproblem> plan;
     std::vector<std::uint8_t> weights;
-    rowsplit_all(n, plan, weights);
+    detail::rowsplit_all(n, plan, weights);
     std::vector<Subproblem> subs;
     while (subs.size() < 300) {
       const Subproblem& base = plan[rng() % plan.size()];
       std::vector<Subproblem> children;
-      split_subproblem(base, 1 + static_cast<int>(rng() % 4), children);
+      detail::split_subproblem(base, 1 + static_cast<int>(rng() % 4), children);
       if (!children.empty()) subs.push_back(children[rng() % children.size()]);
     }
     expect_join_matches_search(subs, "n=" + std::to_string(n), solutions);

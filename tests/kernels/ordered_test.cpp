@@ -8,6 +8,7 @@
 
 #include "engine/count/count.hpp"
 #include "engine/count/plan.hpp"
+#include "engine/count/splits.hpp"
 #include "kernels/kernels.hpp"
 
 namespace nq {
@@ -22,7 +23,7 @@ std::vector<Subproblem> random_subproblems(int n, int count, std::mt19937& rng) 
     s.rows = n;
     for (int r = 0; r < n; ++r) s.blocked[r] = static_cast<Mask>(rng() & rng() & rng()) & full;
     std::vector<Subproblem> children;
-    split_subproblem(s, static_cast<int>(rng() % 3), children);
+    detail::split_subproblem(s, static_cast<int>(rng() % 3), children);
     if (children.empty()) continue;
     out.push_back(children[rng() % children.size()]);
   }

@@ -269,6 +269,53 @@ TEST(CheckLayers, FloorsAndLoopsAreChecked) {
   EXPECT_EQ(loop.err.find("a floor above"), std::string::npos) << loop.err;
 }
 
+// A library's face (nq_public_headers in its CMakeLists.txt): the programs and the benchmarks
+// include only its public headers, and its other headers hide their names in `detail`.
+TEST(CheckLayers, ConsumersSeeOnlyTheFacesAndInternalsHideInDetail) {
+  const std::string root = temp_dir("faces");
+  write_source(root, "base/types.hpp", "#pragma once\n");
+  write_source(root, "engine/count/CMakeLists.txt",
+               "add_library(nq_count STATIC count.cpp)\n"
+               "# nq_public_headers(nq_count ignored.hpp) in a comment is no declaration\n"
+               "nq_public_headers(nq_count count.hpp\n                  plan.hpp)\n");
+  write_source(root, "engine/count/count.hpp",
+               "#include \"engine/count/cost.hpp\"\nnamespace nq {\n}\n");
+  write_source(root, "engine/count/plan.hpp", "namespace nq {\n}\n");
+  write_source(root, "engine/count/cost.hpp", "namespace nq::detail {\n}\n");
+  write_source(root, "cli/main.cpp", "#include \"engine/count/count.hpp\"\n");
+  write_source(root, "perf/bench.cpp", "#include \"engine/count/plan.hpp\"\n");
+  const Outcome clean = check_layers(root);
+  EXPECT_EQ(clean.status, 0) << clean.err;
+  EXPECT_NE(clean.err.find("1 libraries seen only through their faces"), std::string::npos)
+      << clean.err;
+
+  write_source(root, "perf/bench.cpp", "#include \"engine/count/cost.hpp\"\n");
+  const Outcome reach = check_layers(root);
+  EXPECT_EQ(reach.status, 1);
+  EXPECT_NE(reach.err.find("nqcount: error: perf/bench.cpp:1: includes engine/count/cost.hpp, not "
+                           "a public header of nq_count (its face: count.hpp plan.hpp)"),
+            std::string::npos)
+      << reach.err;
+
+  write_source(root, "perf/bench.cpp", "#include \"engine/count/plan.hpp\"\n");
+  write_source(root, "engine/count/cost.hpp", "#pragma once\nnamespace nq {\n}\n");
+  const Outcome bare = check_layers(root);
+  EXPECT_EQ(bare.status, 1);
+  EXPECT_NE(bare.err.find("nqcount: error: engine/count/cost.hpp:2: declares in namespace nq, but "
+                          "is not a public header of nq_count"),
+            std::string::npos)
+      << bare.err;
+
+  write_source(root, "engine/count/cost.hpp", "namespace nq::detail {\n}\n");
+  std::filesystem::remove(root + "/engine/count/plan.hpp");
+  write_source(root, "perf/bench.cpp", "\n");
+  const Outcome missing = check_layers(root);
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.err.find("public header engine/count/plan.hpp does not exist"),
+            std::string::npos)
+      << missing.err;
+}
+
 TEST(CheckLayers, ThisRepositoryPasses) {
   const Outcome r = shell(NQ_SOURCE_DIR "/scripts/check-layers");
   EXPECT_EQ(r.status, 0) << r.err;
