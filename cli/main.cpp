@@ -94,10 +94,9 @@ int main(int argc, char** argv) {
   // stops quietly, instead of the process dying of SIGPIPE half way through a write.
   std::signal(SIGPIPE, SIG_IGN);
   nq::cli::Args args;
-  CLI::App app{
-      "nqcount: exact n-queens counts (total and unique under D4), in parallel.\n"
-      "Run 'nqcount COMMAND --help' for a command's options.",
-      "nqcount"};
+  CLI::App app{std::string("nqcount: ") + nq::cli::kNqcountAbout +
+                   ".\nRun 'nqcount COMMAND --help' for a command's options.",
+               "nqcount"};
   app.set_version_flag("--version", kVersion);
   app.require_subcommand(1);
   std::map<std::string, CLI::App*> subs;

@@ -445,14 +445,12 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
 int run(int argc, char** argv, int rank, int ranks) {
   Args all;
   CountArgs& args = all.count;
-  CLI::App app{
-      "nqcount-mpi: nqcount count across MPI ranks. Rank 0 deals subproblems to the "
-      "ranks that ask, each rank counts with every thread it has, rank 0 prints.",
-      "nqcount-mpi"};
+  CLI::App app{std::string("nqcount-mpi: ") + kNqcountMpiAbout + ". " + kNqcountMpiDetail,
+               "nqcount-mpi"};
   app.set_version_flag("--version", NQ_VERSION);  // project(VERSION) in CMakeLists.txt
   const std::vector<OptionRow> rows = option_table(all);
   for (const auto& row : rows)
-    if (std::strcmp(row.command, "count") == 0) add_option_row(app, row);
+    if (std::strcmp(row.command, kMpiCommand) == 0) add_option_row(app, row);
   std::vector<std::string> words(argv + 1, argv + argc);
   if (!words.empty() && words.front() == "count") words.erase(words.begin());
   std::reverse(words.begin(), words.end());  // CLI11 takes a vector in reverse order

@@ -167,6 +167,8 @@ struct OptionRow {
 };
 
 std::vector<OptionRow> option_table(Args& args);
+// nqcount-mpi's options: the rows of this command (the man page and the completion say the same).
+inline constexpr const char* kMpiCommand = "count";
 // Adds one row to a CLI11 app: the flag, its help, its range or choices (nqcount, nqcount-mpi).
 void add_option_row(CLI::App& app, const OptionRow& row);
 // "--threads" of "-t,--threads".

@@ -21,6 +21,15 @@ struct Command {
 // Every command, in the order --help lists them.
 const std::vector<Command>& commands();
 
+// What the programs say of themselves: the first line of their --help and the man pages' NAME
+// (cli/docgen.cpp).
+inline constexpr const char* kNqcountAbout =
+    "exact n-queens counts (total and unique under D4), in parallel";
+inline constexpr const char* kNqcountMpiAbout = "nqcount count across MPI ranks";
+inline constexpr const char* kNqcountMpiDetail =
+    "Rank 0 deals subproblems to the ranks that ask, each rank counts with every thread it has, "
+    "rank 0 prints.";
+
 int run_count(const CountArgs& args);
 int run_table(const TableArgs& args);
 int run_count_dp(const CountArgs& args);  // count --algo dp
