@@ -1,5 +1,6 @@
 # `cmake --install` of this build into a fresh prefix: bin/nqcount is there and runs, its
-# --version is the project's version, and the documentation sits in share/doc/nqcount.
+# --version is the project's version, the documentation sits in share/doc/nqcount, the man
+# pages in share/man/man1 and the bash completion in share/bash-completion/completions.
 # Run by ctest: cmake -DBUILD_DIR=... -DPREFIX=... -DVERSION=... -DMPI=ON|OFF -P install_test.cmake
 file(REMOVE_RECURSE ${PREFIX})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${PREFIX}
@@ -21,6 +22,16 @@ endif()
 foreach(file README.md queens.csv docs/count.md docs/cluster.md docs/frontier.md)
   if(NOT EXISTS ${PREFIX}/share/doc/nqcount/${file})
     message(FATAL_ERROR "not installed: share/doc/nqcount/${file}")
+  endif()
+endforeach()
+# The man pages and the bash completion, written at build time (cli/docgen.cpp).
+set(generated share/man/man1/nqcount.1 share/bash-completion/completions/nqcount)
+if(MPI)
+  list(APPEND generated share/man/man1/nqcount-mpi.1 share/bash-completion/completions/nqcount-mpi)
+endif()
+foreach(file ${generated})
+  if(NOT EXISTS ${PREFIX}/${file})
+    message(FATAL_ERROR "not installed: ${file}")
   endif()
 endforeach()
 # Every link of the installed README to a design page leads to an installed file.
