@@ -189,6 +189,20 @@ TEST(Docs, ExitStatusAndEnvironmentAreReadmes) {
   }
 }
 
+// The pages' EXIT STATUS and ENVIRONMENT have no other source: a README without those tables
+// stops the build, naming what is missing, instead of pages without them.
+TEST(Docs, GeneratorRefusesAReadmeWithoutItsTables) {
+  const std::string readme = temp_path("README.md");
+  std::ofstream(readme) << "# nqcount\n\n## Exit codes\n\n| code | meaning |\n|---|---|\n| 0 | "
+                           "success |\n\n## Environment\n\nnone\n";
+  const std::string out = temp_path("out");
+  const Outcome r = shell(std::string(NQ_DOCGEN_BIN) + " '" + out + "' '" + readme + "' d");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "nqcount-docgen: error: " + readme +
+                       " has no table under \"## Environment variables\"\n");
+  EXPECT_FALSE(std::filesystem::exists(out + "/nqcount.1"));
+}
+
 TEST(Completion, ScriptIsBashAndRegistersBothPrograms) {
   require_tool("bash");
   const Outcome syntax = shell("bash -n '" + kCompletion + "'");
