@@ -3,6 +3,10 @@
 
 namespace nq {
 
+// The most threads a count or a solve accepts: far above any machine we know, and low enough
+// that creating them cannot exhaust the process's resources.
+inline constexpr int kMaxThreads = 4096;
+
 // Threads the hardware offers (what --threads 0 means), as TBB sees them (a cpuset counts).
 int hardware_threads();
 

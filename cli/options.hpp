@@ -11,15 +11,16 @@
 #include <variant>
 #include <vector>
 
+#include "base/threads.hpp"
+
 namespace CLI {
 class App;
 }
 
 namespace nq::cli {
 
-// The most threads --threads accepts (count, solve, topology, nqcount-mpi): far above any
-// machine we know, and low enough that creating them cannot exhaust the process's resources.
-inline constexpr int kMaxThreads = 4096;
+// --threads accepts 1 to kMaxThreads (base/threads.hpp) in count, solve, topology and
+// nqcount-mpi.
 
 struct CountArgs {
   int n = 0;

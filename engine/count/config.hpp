@@ -20,7 +20,7 @@ inline constexpr std::uint64_t kDefaultCrossCheckSeed = 1;
 
 struct CountConfig {
   int n = 0;
-  int threads = 0;              // 0: every hardware thread; more than the hardware is allowed
+  int threads = 0;  // 0: every hardware thread; up to kMaxThreads, more than the hardware allowed
   std::string kernel = "auto";  // a kernel name from the table (all_kernels()), or "auto"
   int split_rows = -1;          // -1: default_split_rows(n)
   // The literature's backtracking variants (kernels/ordered.cpp), scalar kernel only: the open
@@ -30,6 +30,12 @@ struct CountConfig {
   // Optional (engine/count/journal.hpp): count() skips the subproblems it has finished and adds
   // their counts back; every subproblem finished by this run is recorded in it.
   SubproblemJournal* journal = nullptr;
+  // Or a checkpoint file that count() opens itself when `journal` is null (a FileJournal,
+  // flushed every `checkpoint_every` seconds and closed before count() returns): a run stopped
+  // by Monitor::cancel resumes from it. A file that cannot be created or written, or that holds
+  // another run, is an Error naming it.
+  std::string checkpoint;
+  int checkpoint_every = 30;
   bool numa = true;         // one arena per NUMA node, pinned (false: one unpinned arena)
   bool task_stats = false;  // time every subproblem (CountResult::tasks)
   // Bytes the run may use (engine/count/memory.hpp): a count whose estimated peak is above it is

@@ -14,8 +14,10 @@
 
 #include "base/sanitizers.hpp"
 #include "base/splitmix.hpp"
+#include "base/threads.hpp"
 #include "engine/count/cost.hpp"
 #include "engine/count/count.hpp"
+#include "engine/count/journal.hpp"
 #include "engine/count/memory.hpp"
 #include "engine/count/orchestrate.hpp"
 #include "engine/count/placement.hpp"
@@ -56,8 +58,9 @@ Expected<const Kernel*> checked_kernel(const CountConfig& config) {
   if (n < 1 || n > kMaxCountN)
     return Error{"n must be between 1 and " + std::to_string(kMaxCountN) + ", got " +
                  std::to_string(n)};
-  if (config.threads < 0)
-    return Error{"threads must be at least 1, got " + std::to_string(config.threads)};
+  if (config.threads < 0 || config.threads > kMaxThreads)
+    return Error{"threads must be between 1 and " + std::to_string(kMaxThreads) +
+                 " (or 0: every hardware thread), got " + std::to_string(config.threads)};
   if (config.cross_check != -1 && !(config.cross_check >= 0 && config.cross_check <= 1))
     return Error{"the cross-check fraction must be between 0 and 1, got " +
                  std::to_string(config.cross_check)};
@@ -205,7 +208,10 @@ OrbitCounts classify_by_enumeration(int n) {
   return o;
 }
 
-Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
+namespace {
+
+// count() with config.journal as given (count() opens config.checkpoint into it).
+Expected<CountResult> count_with_journal(const CountConfig& config, Monitor* monitor) {
   const int n = config.n;
   const auto checked = checked_kernel(config);
   if (!checked) return checked.error();
@@ -302,11 +308,29 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   return result;
 }
 
+}  // namespace
+
 Expected<Plan> make_plan(const CountConfig& config, const PlanControl& control) {
   const auto checked = checked_kernel(config);
   if (!checked) return checked.error();
   if (config.n < 4) return Error{"a plan needs n >= 4, got " + std::to_string(config.n)};
   return plan_for(config, *checked, resolve_threads(config.threads), nullptr, false, control);
+}
+
+Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
+  if (config.journal || config.checkpoint.empty()) return count_with_journal(config, monitor);
+  if (config.checkpoint_every < 1)
+    return Error{"the checkpoint interval must be at least 1 second, got " +
+                 std::to_string(config.checkpoint_every)};
+  FileJournal journal(config.checkpoint, std::chrono::seconds(config.checkpoint_every));
+  CountConfig with = config;
+  with.journal = &journal;
+  Expected<CountResult> result = count_with_journal(with, monitor);
+  Expected<bool> closed = journal.close();
+  if (result && !closed)
+    return Error{"the checkpoint '" + config.checkpoint +
+                 "' could not be saved: " + closed.error().message};
+  return result;
 }
 
 Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan,

@@ -24,6 +24,7 @@
 #include <limits>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <unordered_map>
 
 #include "base/threads.hpp"
@@ -247,8 +248,16 @@ int SolveThreads::threads() const {
   return state_->count;
 }
 
+namespace {
+std::optional<Error> threads_error(int threads) {
+  if (threads >= 0 && threads <= kMaxThreads) return std::nullopt;
+  return Error{"--threads " + std::to_string(threads) + " is out of range; solve takes 1.." +
+               std::to_string(kMaxThreads) + " (or 0: every hardware thread)"};
+}
+}  // namespace
+
 Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor) {
-  if (config.threads < 0) return Error{"--threads must be positive"};
+  if (auto bad = threads_error(config.threads)) return *bad;
   SolveThreads threads(config.threads);
   return solve(config, monitor, threads);
 }
@@ -260,7 +269,7 @@ Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor, SolveTh
                  std::to_string(kMaxSolveN)};
   if (config.solutions < 1)
     return Error{"--solutions " + std::to_string(config.solutions) + " must be at least 1"};
-  if (config.threads < 0) return Error{"--threads must be positive"};
+  if (auto bad = threads_error(config.threads)) return *bad;
   if (config.max_tries < 0) return Error{"--max-tries must be positive"};
   if (config.max_tries > 0 && config.method != SolveMethod::swap)
     return Error{"--max-tries applies to --method swap only"};
