@@ -40,6 +40,7 @@
 #include "engine/count/dealer.hpp"
 #include "engine/count/memory.hpp"
 #include "engine/count/orchestrate.hpp"
+#include "engine/count/schedule.hpp"
 
 namespace nq::cli {
 namespace {
@@ -473,10 +474,23 @@ int run(int argc, char** argv, int rank, int ranks) {
     if (rank == 0) print_error(bad);
     return 2;
   }
-  const CountConfig config = count_config(args);
+  CountConfig config = count_config(args);
   if (config.n < 4) {  // nothing to share out: rank 0 counts alone
     return rank == 0 ? run_count(args) : 0;
   }
+  // Every rank's threads (its --threads, or its machine's hardware threads): rank 0's batches
+  // are cut by them, and the plan's granularity follows them all (dealer_plan_tasks), the same on
+  // every rank.
+  const int threads_here = resolve_threads(config.threads);
+  std::uint64_t all_threads = 0;
+  const auto threads_mine = static_cast<std::uint64_t>(threads_here);
+  MPI_Allreduce(&threads_mine, &all_threads, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  // A journal to resume keeps the cut it was made with (on another number of ranks, or by
+  // nqcount on one machine): rank 0 reads it and tells the others.
+  std::uint64_t journal_tasks =
+      rank == 0 && !args.checkpoint.empty() ? rowsplit_journal_tasks(args.checkpoint, config.n) : 0;
+  MPI_Bcast(&journal_tasks, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  config.min_tasks = journal_tasks > 0 ? journal_tasks : dealer_plan_tasks(all_threads);
 
   // Signals are seen from here on: planning a large board takes minutes.
   Monitor signal;
@@ -524,8 +538,6 @@ int run(int argc, char** argv, int rank, int ranks) {
     return worst;
   }
 
-  // Every rank's threads (its --threads, or its machine's hardware threads), for rank 0's batches.
-  const int threads_here = resolve_threads(config.threads);
   std::vector<int> threads(rank == 0 ? static_cast<std::size_t>(ranks) : 0);
   MPI_Gather(&threads_here, 1, MPI_INT, threads.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
 

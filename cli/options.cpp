@@ -339,7 +339,20 @@ std::vector<OptionRow> option_table(Args& a) {
        "sample)",
        std::pair{0LL, LLONG_MAX}},
       {"estimate", "-p,--procs", &a.estimate.procs,
-       "workers (threads on cores) the predicted wall time is for", std::pair{1LL, 1LL << 24}},
+       "workers (threads on cores) the predicted wall time is for; with --ranks, threads a rank",
+       std::pair{1LL, 1LL << 24}},
+      {"estimate", "--ranks", &a.estimate.ranks,
+       "predict a cluster's run instead: nqcount-mpi on this many ranks of --procs threads, the "
+       "plan cut as finely as it cuts it for them, the sample's costs replayed through its "
+       "dealer (wall time, busy fraction, rank 0's load, the tail)",
+       std::pair{1LL, 1LL << 20}},
+      {"estimate", "--root-seconds", &a.estimate.root_seconds, root_seconds_help.c_str(),
+       std::pair{0LL, 3600LL}},
+      {"estimate", "--cores", &a.estimate.cores,
+       "with --ranks: the cores all the ranks' threads share, where they are fewer than the "
+       "threads (a test of many ranks on one machine, oversubscribed): each task takes threads / "
+       "cores times as long (default: a core for each thread)",
+       std::pair{1LL, 1LL << 30}},
       {"estimate", "--node-cores", &a.estimate.node_cores,
        "cores per NUMA node of the machine the wall time is for", std::pair{1LL, max_threads}},
       {"estimate", "-t,--threads", &a.estimate.threads,

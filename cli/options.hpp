@@ -81,6 +81,9 @@ struct EstimateArgs {
   int procs = 1000;
   int node_cores = 64;
   int threads = 0;  // 0: every hardware thread
+  int ranks = 0;    // > 0: the wall time of nqcount-mpi on this many ranks of procs threads
+  double root_seconds = -1;  // rank 0's time per request (-1: the measured default)
+  int cores = 0;             // with ranks: the cores their threads share (0: a core each)
   bool json = false;
 };
 

@@ -130,6 +130,9 @@ int run_count(const CountArgs& args) {
   if (args.algo == "dp") return run_count_dp(args);  // the independent cross-check
   warn_if_oversubscribed(args.threads);
   CountConfig config = count_config(args);
+  // A cluster's journal cut the row-split plan finer: resume it as it was cut.
+  if (!args.checkpoint.empty())
+    config.min_tasks = rowsplit_journal_tasks(args.checkpoint, config.n);
   const std::unique_ptr<FileJournal> journal = open_checkpoint(args);
   config.journal = journal.get();
 

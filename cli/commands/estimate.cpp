@@ -53,6 +53,14 @@ int run_estimate(const EstimateArgs& args) {
   config.procs = args.procs;
   config.node_cores = args.node_cores;
   config.threads = args.threads;
+  if ((args.root_seconds >= 0 || args.cores > 0) && args.ranks == 0) {
+    print_error(std::string(args.cores > 0 ? "--cores" : "--root-seconds") +
+                " applies to --ranks only");
+    return 2;
+  }
+  config.cores = args.cores;
+  config.ranks = args.ranks;
+  config.root_seconds = args.root_seconds >= 0 ? args.root_seconds : 1 / kMeasuredRootRate;
   warn_if_oversubscribed(args.threads);
   const auto r = estimate_count(config);
   if (!r.ok()) {
@@ -114,8 +122,25 @@ int run_estimate(const EstimateArgs& args) {
                     general(r->total.high) + ")");
   line("memory",
        mib(r->worker_bytes) + " per worker, " + mib(r->process_bytes) + " per process besides");
-  line("wall", duration(r->wall_seconds) + " on " + std::to_string(r->procs) +
-                   " workers (simulated, efficiency " + fixed(r->efficiency, 3) + ")");
+  if (r->cluster) {
+    const SimulatedDeal& d = r->deal;
+    line("wall", duration(r->wall_seconds) + " on " + std::to_string(d.ranks) + " ranks of " +
+                     std::to_string(d.threads) + " threads (nqcount-mpi's dealer replayed, " +
+                     std::to_string(r->tasks) + " tasks, " + std::to_string(d.batches) +
+                     " batches)");
+    line("busy", fixed(d.efficiency, 3) + " of the threads' time" +
+                     (args.cores > 0 ? " (on " + std::to_string(args.cores) + " cores, shared)"
+                                     : std::string()));
+    line("rank 0", fixed(100 * d.root_busy, 2) + "% busy serving requests (" +
+                       general(r->root_seconds) + " s each; --root-seconds), longest wait " +
+                       duration(d.longest_wait) +
+                       (d.root_busy < 0.5 ? "" : ": rank 0 is the bottleneck at this scale"));
+    line("tail", duration(d.tail) + " from the first thread done to the end (" +
+                     fixed(d.makespan > 0 ? 100 * d.tail / d.makespan : 0, 1) + "% of the run)");
+  } else {
+    line("wall", duration(r->wall_seconds) + " on " + std::to_string(r->procs) +
+                     " workers (simulated, efficiency " + fixed(r->efficiency, 3) + ")");
+  }
   if (args.check > 0)
     line("check", r->check_failure.empty()
                       ? std::to_string(r->checked) + " subproblems (" +

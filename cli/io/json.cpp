@@ -65,7 +65,9 @@ void to_json(nlohmann::json& j, const SimulatedDeal& d) {
        {"makespan_seconds", d.makespan},
        {"efficiency", d.efficiency},
        {"root_busy", d.root_busy},
-       {"longest_wait_seconds", d.longest_wait}};
+       {"longest_wait_seconds", d.longest_wait},
+       {"first_idle_seconds", d.first_idle},
+       {"tail_seconds", d.tail}};
 }
 
 void to_json(nlohmann::json& j, const Interval& i) {
@@ -100,6 +102,12 @@ void to_json(nlohmann::json& j, const EstimateResult& r) {
        {"wall_seconds", r.wall_seconds},
        {"efficiency", r.efficiency},
        {"seconds", r.seconds}};
+  if (r.cluster) {
+    j["cluster"] = r.deal;
+    j["cluster"]["root_seconds"] = r.root_seconds;
+    j["cluster"]["busy_fraction"] = r.deal.efficiency;
+    j["cluster"]["cores"] = r.cores;
+  }
 }
 
 void to_json(nlohmann::json& j, const NumaNode& n) {

@@ -53,6 +53,9 @@ struct CountConfig {
   // count_selected only: count the selection with the second kernel instead (and check nothing):
   // nqcount-mpi's cross-check, on another rank than the one that counted it first.
   bool recheck = false;
+  // The row-split plan's tasks: at least this many where its ranks allow (plan_rowsplit's
+  // min_tasks; 0: the plan's own cut). nqcount-mpi sets dealer_plan_tasks of all its threads.
+  std::uint64_t min_tasks = 0;
 };
 
 // What one arena did.

@@ -139,6 +139,10 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
   if (!(config.spread >= 0) || !std::isfinite(config.spread))
     return Error{"spread must be a number of seconds >= 0, got " + std::to_string(config.spread)};
   if (config.procs < 1) return Error{"procs must be at least 1"};
+  if (config.ranks < 0) return Error{"ranks must be at least 1"};
+  if (config.cores < 0) return Error{"cores must be at least 1"};
+  if (!(config.root_seconds >= 0) || !std::isfinite(config.root_seconds))
+    return Error{"root seconds must be a number >= 0"};
   if (config.node_cores < 1) return Error{"node cores must be at least 1"};
   if (config.threads < 0) return Error{"threads must be at least 1"};
   if (config.check < 0) return Error{"check must be at least 0"};
@@ -157,7 +161,11 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
                           static_cast<std::size_t>(threads));
   tbb::task_arena arena(threads);
 
-  const Plan plan = plan_rowsplit(n, false);
+  // A cluster's plan is cut as nqcount-mpi cuts it for all its threads.
+  const std::uint64_t all_threads = static_cast<std::uint64_t>(std::max(config.ranks, 1)) *
+                                    static_cast<std::uint64_t>(config.procs);
+  const Plan plan =
+      plan_rowsplit(n, false, {}, config.ranks > 0 ? dealer_plan_tasks(all_threads) : 0);
   const int probe = detail::cost_probe_rows(n);
   std::vector<std::uint64_t> costs;
   arena.execute([&] { costs = estimate_costs(plan); });
@@ -403,11 +411,29 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
     tasks[i].seconds = static_cast<double>(costs[i]) * per_cost;
     tasks[i].plan_order = true;
   }
-  const SimulatedRun run =
-      simulate_schedule(tasks, config.procs, std::min(config.node_cores, config.procs), 0, true);
   r.procs = config.procs;
-  r.wall_seconds = run.makespan;
-  r.efficiency = run.efficiency;
+  if (config.ranks > 0) {
+    // nqcount-mpi deals largest first, whatever the plan's order (dealer_order).
+    const double shared =
+        config.cores > 0 ? std::max(1.0, static_cast<double>(all_threads) / config.cores) : 1.0;
+    for (TaskStat& t : tasks) {
+      t.plan_order = false;
+      t.seconds *= shared;
+    }
+    r.cluster = true;
+    r.root_seconds = config.root_seconds;
+    r.cores = config.cores;
+    r.deal = simulate_dealer(tasks, config.ranks, config.procs, config.root_seconds);
+    r.wall_seconds = r.deal.makespan;
+    r.efficiency = r.deal.efficiency;
+  } else {
+    const SimulatedRun run =
+        simulate_schedule(tasks, config.procs, std::min(config.node_cores, config.procs), 0, true);
+    r.wall_seconds = run.makespan;
+    r.efficiency = run.efficiency;
+  }
+  tasks = {};
+  tasks.shrink_to_fit();
   // The check: uniform draws, the cheapest counted whole by both kernels.
   if (config.check > 0) {
     std::mt19937_64 pick(config.seed ^ 0x636865636bull ^ (static_cast<std::uint64_t>(n) << 48));

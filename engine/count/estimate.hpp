@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "base/types.hpp"
+#include "engine/count/schedule.hpp"
 
 namespace nq {
 
@@ -60,8 +61,19 @@ struct EstimateConfig {
   // error only.
   double spread = 60;
   std::uint64_t seed = 1;  // the sample is a function of n, samples and seed
-  int procs = 1000;        // simulated workers for the wall time
+  int procs = 1000;        // simulated workers for the wall time (with `ranks`: threads a rank)
   int node_cores = 64;     // cores per simulated NUMA node
+  // A cluster's run instead (nqcount-mpi): `ranks` ranks of `procs` threads, the plan cut as
+  // nqcount-mpi cuts it for them (dealer_plan_tasks), its tasks' estimated seconds replayed
+  // through the dealer (schedule.hpp, simulate_dealer), rank 0 serving each request in
+  // `root_seconds`. 0: one machine of `procs` workers (simulate_schedule).
+  int ranks = 0;
+  double root_seconds = 0;
+  // With `ranks`: the cores the ranks' threads share (0: a core each). Fewer cores than threads
+  // (a test run of many ranks on one small machine, oversubscribed) slow every task by threads /
+  // cores, as the time-sharing of threads that all have work does; threads idle at the end do
+  // not speed the others up in the replay, so its tail errs long.
+  int cores = 0;
   int threads = 0;         // threads counting the sample (0: every hardware thread)
   // Subproblems also counted whole by the join and by the best backtracking kernel, which must
   // agree: the cheapest (by the cost model) `check` of 64 check drawn uniformly (the search
@@ -104,6 +116,12 @@ struct EstimateResult {
   int procs = 0;
   double wall_seconds = 0;  // the simulated wall time of the count on `procs` workers
   double efficiency = 0;    // its parallel efficiency
+  // With EstimateConfig::ranks: the dealer's replay (its makespan and efficiency are also
+  // wall_seconds and efficiency), and rank 0's time per request it assumed.
+  bool cluster = false;
+  SimulatedDeal deal;
+  double root_seconds = 0;
+  int cores = 0;            // EstimateConfig::cores
   double seconds = 0;       // this estimate's own wall time
   int checked = 0;          // subproblems counted by both kernels (EstimateConfig::check)
   int check_rows = 0;       // rows fixed in each of them

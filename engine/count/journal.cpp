@@ -133,6 +133,25 @@ std::uint32_t fnv1a32(const unsigned char* bytes, std::size_t size) {
   return h;
 }
 
+std::uint64_t rowsplit_journal_tasks(const std::string& path, int n) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  unsigned char h[FileJournal::kHeaderBytes];
+  std::size_t got = 0;
+  while (got < sizeof h) {
+    const ssize_t k = ::read(fd, h + got, sizeof h - got);
+    if (k <= 0) break;
+    got += static_cast<std::size_t>(k);
+  }
+  ::close(fd);
+  if (got < sizeof h || !std::equal(kMagic, kMagic + 8, h) || fnv1a32(h, 60) != get_u32(h + 60))
+    return 0;
+  const std::string route(reinterpret_cast<const char*>(h + 40),
+                          strnlen(reinterpret_cast<const char*>(h + 40), kRouteBytes));
+  if (route != "rowsplit-rank" || get_u32(h + 12) != static_cast<std::uint32_t>(n)) return 0;
+  return get_u64(h + 32);
+}
+
 RunIdentity run_identity(const Plan& plan, std::uint32_t cross_check) {
   // The row-split plan's record index is a task of Plan::block ranks: its own route, so that no
   // journal of the plan's earlier, materialised form is resumed as this one.

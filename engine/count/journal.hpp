@@ -142,6 +142,12 @@ class CollectingJournal final : public SubproblemJournal {
   std::vector<FinishedSubproblem> records_;
 };
 
+// The tasks of the row-split plan whose journal `path` is, for a board of `n`: a cluster's run
+// cuts that plan finer (plan_rowsplit's min_tasks), and the run that resumes its journal, on
+// another number of ranks or on one machine, cuts it as the journal did (min_tasks = this).
+// 0 where the file is missing, unreadable, or not such a journal (FileJournal::begin says why).
+std::uint64_t rowsplit_journal_tasks(const std::string& path, int n);
+
 // The record's residues of a count: mod kResiduePrimes[0] high, mod kResiduePrimes[1] low.
 inline constexpr std::uint32_t kResiduePrimes[2] = {65521, 65519};
 std::uint32_t count_residues(std::uint64_t solutions);

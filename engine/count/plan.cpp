@@ -596,12 +596,17 @@ void rowsplit_runs(int n, int windows, int run, std::vector<Subproblem>& subprob
   }
 }
 
-Plan plan_rowsplit(int n, bool fixed_counts, const PlanControl& control) {
+std::uint64_t rowsplit_block(std::uint64_t ranks, std::uint64_t min_tasks) {
+  const std::uint64_t tasks = std::max(kMaxRowSplitTasks, min_tasks);
+  return std::max<std::uint64_t>(1, ranks / tasks + (ranks % tasks != 0));
+}
+
+Plan plan_rowsplit(int n, bool fixed_counts, const PlanControl& control, std::uint64_t min_tasks) {
   Plan plan;
   plan.n = n;
   plan.kind = PlanKind::kRowSplit;
   plan.ranks = rowsplit_ranks(n);
-  plan.block = std::max<std::uint64_t>(1, (plan.ranks + kMaxRowSplitTasks - 1) / kMaxRowSplitTasks);
+  plan.block = rowsplit_block(plan.ranks, min_tasks);
   if (control.cancelled() || (control.admit && !control.admit(PlanKind::kRowSplit, plan.size()))) {
     plan.stopped = true;
     return plan;

@@ -80,8 +80,19 @@ Plan plan_classic(int n, int split_rows, const PlanControl& control = {});
 //
 // The plan is lazy: it holds no subproblem, only the number of ranks (detail::rowsplit_key) and how
 // many consecutive ranks make a task (at most kMaxRowSplitTasks tasks, so the scheduler's per-task
-// arrays stay bounded whatever n is).
-Plan plan_rowsplit(int n, bool fixed_counts = true, const PlanControl& control = {});
+// arrays stay bounded whatever n is). With `min_tasks` above kMaxRowSplitTasks the tasks are
+// cut finer, to between half and all of that many (one rank a task at most: rowsplit_block;
+// blocks are whole numbers of ranks): the granularity of a
+// cluster's run (schedule.hpp, dealer_plan_tasks), where each rank's arrays are still bounded by
+// the ranks of the plan. A journal names tasks, so it resumes only a plan of the same cut
+// (RunIdentity holds the number of tasks).
+Plan plan_rowsplit(int n, bool fixed_counts = true, const PlanControl& control = {},
+                   std::uint64_t min_tasks = 0);
+// The ranks a task of the row-split plan holds: the fewest that cut `ranks` ranks into at most
+// t = max(kMaxRowSplitTasks, min_tasks) tasks (so at least min(ranks, t / 2) tasks). A plan of T
+// tasks cut so is cut again so with min_tasks = T (its journal's T: rowsplit_journal_tasks):
+// the block is the same while it is below the square root of the ranks, as it is up to n = 32.
+std::uint64_t rowsplit_block(std::uint64_t ranks, std::uint64_t min_tasks);
 
 // Runs of consecutive representatives: `windows` runs of up to `run` each, run w starting at the
 // rank (2w + 1) / (2 windows) of the way through the plan (consecutive, as a count meets them,

@@ -120,7 +120,7 @@ Plan plan_for(const CountConfig& config, const Kernel* kernel, int threads,
         plan = plan_classic(config.n, split, control);
         break;
       case PlanKind::kRowSplit:
-        plan = plan_rowsplit(config.n, !defer_fixed_counts, control);
+        plan = plan_rowsplit(config.n, !defer_fixed_counts, control, config.min_tasks);
         break;
       case PlanKind::kCanonical:
         plan = plan_canonical(config.n, split, control);

@@ -47,7 +47,7 @@ namespace {
 // A thread's range of positions [begin, end) in the work layout, packed into one word so that
 // one compare-and-swap moves either end. Positions fit 32 bits: a stored plan of 2^32
 // subproblems of 148 bytes (635 GB) is far past what the memory check lets a count hold, and the
-// lazy row-split plan has at most kMaxRowSplitTasks tasks (plan.hpp).
+// lazy row-split plan has at most one task a rank (plan.hpp: under 2^29 ranks up to n = 32).
 constexpr std::uint64_t pack_range(std::size_t begin, std::size_t end) {
   return static_cast<std::uint64_t>(begin) << 32 | static_cast<std::uint64_t>(end);
 }

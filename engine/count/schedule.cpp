@@ -330,6 +330,10 @@ std::size_t dealer_batch_cap(std::size_t plan_size, std::size_t threads, std::si
          std::max<std::size_t>(1, plan_size / (kDealerCapShare * all));
 }
 
+std::uint64_t dealer_plan_tasks(std::uint64_t all_threads) {
+  return kDealerTasksPerThread * std::max<std::uint64_t>(1, all_threads);
+}
+
 std::size_t dealer_batch(std::size_t left, std::size_t plan_size, std::size_t threads,
                          std::size_t all_threads) {
   const std::size_t all = std::max<std::size_t>(1, all_threads);
@@ -412,6 +416,13 @@ SimulatedDeal simulate_dealer(const std::vector<TaskStat>& tasks, int ranks, int
     if (begin == end) continue;  // no work left: this request gets none
     done.push({batch_time(pools[static_cast<std::size_t>(k)], start, begin, end), k});
   }
+  // Each pool's heap holds every used thread's last finishing time: the least of them, or 0
+  // where a thread never had a task, is when that rank's first thread was done for good.
+  r.first_idle = r.makespan;
+  for (const Pool& pool : pools)
+    r.first_idle =
+        std::min(r.first_idle, pool.unused > 0 || pool.busy.empty() ? 0.0 : pool.busy.top());
+  r.tail = r.makespan - r.first_idle;
   // Divided one factor at a time: ranks times threads times the makespan can pass the largest
   // double.
   r.efficiency = r.makespan > 0 ? r.work / r.makespan / r.ranks / r.threads : 0;

@@ -37,6 +37,62 @@ TEST(EstimateCli, BadInputIsOneErrorLineAndExitTwo) {
   expect_usage_error("estimate --n 12 --spread -1");
   expect_usage_error("estimate --n 12 --spread nan");
   expect_usage_error("estimate");
+  // The cluster's replay: ranks and rank 0's time per request in range, and only together.
+  expect_usage_error("estimate --n 12 --ranks 0");
+  expect_usage_error("estimate --n 12 --ranks -3");
+  expect_usage_error("estimate --n 12 --ranks 2000000");
+  expect_usage_error("estimate --n 12 --ranks 1e3");
+  expect_usage_error("estimate --n 12 --ranks many");
+  expect_usage_error("estimate --n 12 --ranks 4 --root-seconds -1");
+  expect_usage_error("estimate --n 12 --ranks 4 --root-seconds 4000");
+  expect_usage_error("estimate --n 12 --ranks 4 --root-seconds nan");
+  expect_usage_error("estimate --n 12 --root-seconds 0.001");
+  expect_usage_error("estimate --n 12 --ranks 4 --procs 0");
+  expect_usage_error("estimate --n 12 --ranks 4 --cores 0");
+  expect_usage_error("estimate --n 12 --ranks 4 --cores two");
+  expect_usage_error("estimate --n 12 --cores 2");
+}
+
+// --ranks R --procs T: the sample's costs replayed through nqcount-mpi's dealer on R ranks of T
+// threads: the wall time, the busy fraction, rank 0's load and the tail, in text and JSON; a
+// slower rank 0 is busier and, slow enough, the bottleneck.
+TEST(EstimateCli, RanksReplayTheDealerOnACluster) {
+  const std::string args = "estimate --n 14 --samples 8 --spread 0 --threads 1 --ranks 4 --procs 2";
+  const Outcome r = nqcount(args + " --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& c = j["cluster"];
+  EXPECT_EQ(c["ranks"], 4);
+  EXPECT_EQ(c["threads_per_rank"], 2);
+  EXPECT_GT(c["busy_fraction"].get<double>(), 0.0);
+  EXPECT_LE(c["busy_fraction"].get<double>(), 1.0);
+  EXPECT_GT(c["makespan_seconds"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(c["makespan_seconds"].get<double>(), j["wall_seconds"].get<double>());
+  EXPECT_GE(c["tail_seconds"].get<double>(), 0.0);
+  EXPECT_LE(c["tail_seconds"].get<double>(), c["makespan_seconds"].get<double>());
+  EXPECT_GT(c["root_seconds"].get<double>(), 0.0);  // the measured default
+  EXPECT_GE(c["root_busy"].get<double>(), 0.0);
+  // Rank 0 taking a second a request serves a run of milliseconds all the time.
+  const Outcome slow = nqcount(args + " --root-seconds 1 --json");
+  ASSERT_EQ(slow.status, 0) << slow.err;
+  const auto s = nlohmann::json::parse(slow.out)["cluster"];
+  EXPECT_EQ(s["root_seconds"], 1.0);
+  EXPECT_GT(s["root_busy"].get<double>(), 0.9);
+  EXPECT_LT(s["efficiency"].get<double>(), c["efficiency"].get<double>());
+  // Eight threads on two shared cores: each task four times as long.
+  const Outcome shared = nqcount(args + " --cores 2 --json");
+  ASSERT_EQ(shared.status, 0) << shared.err;
+  const auto shj = nlohmann::json::parse(shared.out);
+  const auto& sh = shj["cluster"];
+  EXPECT_EQ(sh["cores"], 2);
+  const double core_seconds = shj["core_seconds"]["estimate"].get<double>();
+  EXPECT_NEAR(sh["work_seconds"].get<double>(), 4 * core_seconds, 1e-6 * core_seconds);
+  EXPECT_NEAR(c["work_seconds"].get<double>(), j["core_seconds"]["estimate"].get<double>(),
+              1e-6 * j["core_seconds"]["estimate"].get<double>());
+  const Outcome text = nqcount(args + " --root-seconds 1");
+  ASSERT_EQ(text.status, 0) << text.err;
+  for (const char* what : {"ranks of 2 threads", "busy", "rank 0", "tail", "the bottleneck"})
+    EXPECT_NE(text.out.find(what), std::string::npos) << what << "\n" << text.out;
 }
 
 // The intervals hold what a full count measures (its total, here; the seconds are a timing, left

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/count/journal.hpp"
+#include "engine/count/known.hpp"
 #include "engine/count/plan.hpp"
 #include "tests/cli_runner.hpp"
 
@@ -223,16 +224,16 @@ TEST(Mpi, BadInputAndForeignJournalsExitTwo) {
 // the background, and a second after its journal appears sends `sig` to the
 // ranks (mpirun's children) named by `which`: "all" (as Slurm signals every task) or "worker" (the
 // last rank). Returns mpirun's status and stderr.
-Outcome interrupted_run(const std::string& journal, const char* sig, const char* which, int n) {
+Outcome interrupted_run(const std::string& journal, const char* sig, const char* which, int n,
+                        const std::string& kernel = "scalar", int ranks = 3) {
   const std::string err = temp_path("interrupted.err");
   const std::string kill =
       std::string("kill -") + sig + (std::string(which) == "all" ? " $p; " : " ${p##* }; ");
   const std::string script =
       "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-      "ASAN_OPTIONS=detect_leaks=0 " MPIEXEC
-      " --oversubscribe --bind-to none -np 3 " NQCOUNT_MPI_BIN " --n " +
-      std::to_string(n) + " --kernel scalar --threads 1 --checkpoint " + journal +
-      " >/dev/null 2>" + err +
+      "ASAN_OPTIONS=detect_leaks=0 " MPIEXEC " --oversubscribe --bind-to none -np " +
+      std::to_string(ranks) + " " NQCOUNT_MPI_BIN " --n " + std::to_string(n) + " --kernel " +
+      kernel + " --threads 1 --checkpoint " + journal + " >/dev/null 2>" + err +
       " & m=$!; "
       "for i in $(seq 600); do [ -f " +
       journal +
@@ -267,6 +268,32 @@ TEST(SlowMpi, AKilledWorkerEndsTheJobAndTheJournalFinishesIt) {
   ASSERT_EQ(resumed.status, 0) << stopped.err << resumed.err;
   const auto j = nlohmann::json::parse(resumed.out);
   EXPECT_EQ(j["verified"], true);
+  EXPECT_GT(j["subproblems_resumed"].get<std::uint64_t>(), 0u);
+}
+
+// The join's row-split plan, dealt as a cluster deals it (the plan cut for all the ranks'
+// threads, the largest tasks first), on 8 ranks oversubscribed: the counts of the table.
+TEST(SlowMpi, EightRanksCountTwentyAndTwentyOneLikeTheTable) {
+  for (const int n : {20, 21}) {
+    const Outcome r = mpi(8, "--n " + std::to_string(n) + " --kernel join --threads 1 --json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["total"], nq::known_value(n)->total) << n;
+    EXPECT_EQ(j["ranks"], 8);
+  }
+}
+
+// A rank of an 8-rank join count killed mid-run: the journal holds what came back, and a
+// restart on another number of ranks (its plan cut as the journal's) finishes it exactly.
+TEST(SlowMpi, AKilledRankOfAJoinCountRestartsOnOtherRanksExactly) {
+  const std::string journal = temp_path("n20-kill.ckpt");
+  const Outcome stopped = interrupted_run(journal, "KILL", "worker", 20, "join", 8);
+  EXPECT_NE(stopped.status, 0) << stopped.err;
+  EXPECT_NE(stopped.err.find("no ULFM"), std::string::npos) << stopped.err;
+  const Outcome resumed = mpi(3, "--n 20 --kernel join --threads 1 --json --checkpoint " + journal);
+  ASSERT_EQ(resumed.status, 0) << stopped.err << resumed.err;
+  const auto j = nlohmann::json::parse(resumed.out);
+  EXPECT_EQ(j["total"], nq::known_value(20)->total);
   EXPECT_GT(j["subproblems_resumed"].get<std::uint64_t>(), 0u);
 }
 

@@ -74,6 +74,38 @@ TEST(Journal, RecordsSurviveCloseAndReopen) {
   }
 }
 
+// A cluster's run cuts the row-split plan finer; the run that resumes its journal (on another
+// number of ranks, or nqcount on one machine) reads the cut from the journal and makes the same
+// plan, task for task. Journals of other boards or routes, and missing files, give 0 (the
+// plan's own cut; FileJournal::begin then says what is wrong).
+TEST(Journal, AClustersFinerCutIsReadBackFromItsJournal) {
+  const int n = 25;
+  for (const std::uint64_t wanted :
+       {std::uint64_t{0}, 3 * kMaxRowSplitTasks / 2, std::uint64_t{1} << 40}) {
+    const Plan made = plan_rowsplit(n, false, {}, wanted);
+    const std::string path = temp_path("cut");
+    std::filesystem::remove(path);
+    {
+      FileJournal j(path, 10ms);
+      ASSERT_TRUE(j.begin(run_identity(made)).ok());
+      const FinishedSubproblem f = made_up(made.size() - 1);
+      j.record(std::span(&f, 1));
+      ASSERT_TRUE(j.close().ok());
+    }
+    const std::uint64_t tasks = rowsplit_journal_tasks(path, n);
+    EXPECT_EQ(tasks, made.size()) << wanted;
+    const Plan again = plan_rowsplit(n, false, {}, tasks);
+    EXPECT_EQ(again.size(), made.size()) << wanted;
+    EXPECT_EQ(again.block, made.block) << wanted;
+    EXPECT_TRUE(reopen(path, run_identity(again)).ok()) << wanted;
+    EXPECT_EQ(rowsplit_journal_tasks(path, n + 1), 0u);
+  }
+  const std::string other = temp_path("cut-canonical");
+  write_journal(other, 3);
+  EXPECT_EQ(rowsplit_journal_tasks(other, kRun.n), 0u);
+  EXPECT_EQ(rowsplit_journal_tasks(temp_path("no-such-journal"), n), 0u);
+}
+
 TEST(Journal, AnotherRunIsRefusedAndTheFileIsUntouched) {
   const std::string path = temp_path("other");
   write_journal(path, 20);

@@ -371,5 +371,32 @@ TEST(Frontend, FixFirstRowsCutsASubproblemIntoParts) {
   EXPECT_GE(partitioned, 12);
 }
 
+// A cluster's plan is cut finer (plan_rowsplit's min_tasks): one rank a task at most, every rank
+// in exactly one task, and below kMaxRowSplitTasks tasks the plan's own cut.
+TEST(Plan, RowSplitTasksFollowTheCluster) {
+  EXPECT_EQ(rowsplit_block(1000, 0), 1u);
+  EXPECT_EQ(rowsplit_block(1000, 1u << 30), 1u);
+  EXPECT_EQ(rowsplit_block(kMaxRowSplitTasks * 10, 0), 10u);
+  EXPECT_EQ(rowsplit_block(kMaxRowSplitTasks * 10 + 1, 0), 11u);
+  EXPECT_EQ(rowsplit_block(kMaxRowSplitTasks * 10, kMaxRowSplitTasks * 5), 2u);
+  EXPECT_EQ(rowsplit_block(kMaxRowSplitTasks * 10, 3), 10u);  // never coarser than the default
+  for (const int n : {25, 28}) {
+    const Plan usual = plan_rowsplit(n, false);
+    const Plan fine = plan_rowsplit(n, false, {}, 4 * kMaxRowSplitTasks);
+    EXPECT_LE(usual.size(), kMaxRowSplitTasks) << n;
+    EXPECT_LE(fine.size(), 4 * kMaxRowSplitTasks) << n;  // between half and all of them
+    EXPECT_GE(2 * fine.size(), std::min<std::uint64_t>(fine.ranks, 4 * kMaxRowSplitTasks)) << n;
+    EXPECT_LT(fine.block, usual.block) << n;
+    EXPECT_EQ(fine.first_rank(0), 0u);
+    EXPECT_EQ(fine.end_rank(fine.size() - 1), fine.ranks) << n;
+    for (std::size_t i = 1; i < fine.size(); i += fine.size() / 97)
+      EXPECT_EQ(fine.first_rank(i), fine.end_rank(i - 1)) << n << " " << i;
+    const Plan finest = plan_rowsplit(n, false, {}, std::uint64_t{1} << 40);
+    EXPECT_EQ(finest.block, 1u) << n;
+    EXPECT_EQ(finest.size(), finest.ranks) << n;
+  }
+  EXPECT_EQ(plan_rowsplit(20, false, {}, 1u << 30).size(), plan_rowsplit(20, false).size());
+}
+
 }  // namespace
 }  // namespace nq

@@ -318,6 +318,40 @@ TEST(DealerSimulator, TheCostliestTaskIsDealtFirst) {
 
 // A rank holds two batches: the threads a batch's slow task leaves idle count the next batch,
 // instead of waiting for it.
+// The tail runs from the first thread done for good to the end: one rank of two threads, tasks
+// of 4, 1 and 1 s dealt as batches {4, 1} and {1}: the second thread is done at 2 s, the run
+// at 4 s. A thread that never had a task is done at 0.
+TEST(DealerSimulator, TheTailRunsFromTheFirstThreadDoneToTheEnd) {
+  const auto r = simulate_dealer(tasks_of({4, 1, 1}), 1, 2, 0);
+  EXPECT_DOUBLE_EQ(r.makespan, 4);
+  EXPECT_DOUBLE_EQ(r.first_idle, 2);
+  EXPECT_DOUBLE_EQ(r.tail, 2);
+  const auto idle = simulate_dealer(tasks_of({3}), 1, 4, 0);
+  EXPECT_DOUBLE_EQ(idle.first_idle, 0);
+  EXPECT_DOUBLE_EQ(idle.tail, 3);
+}
+
+// The granularity that follows the cluster: kDealerTasksPerThread tasks a thread of all the
+// ranks' threads, so that a plan cut that fine keeps the tail short where one with a few tasks a
+// thread does not (tasks of 1 to 3 units, 4 against 32 a thread, 64 ranks of 16 threads, rank 0
+// free).
+TEST(DealerSimulator, MoreTasksAThreadShortenTheTail) {
+  EXPECT_EQ(dealer_plan_tasks(640'000), kDealerTasksPerThread * 640'000);
+  EXPECT_EQ(dealer_plan_tasks(0), kDealerTasksPerThread);
+  auto uneven = [](std::size_t tasks) {  // costs 1 to 3, the same total whatever the cut
+    std::vector<double> s(tasks);
+    for (std::size_t i = 0; i < tasks; ++i)
+      s[i] = (1.0 + static_cast<double>(i % 3)) / static_cast<double>(tasks);
+    return tasks_of(s);
+  };
+  const std::size_t threads = 64 * 16;
+  const auto coarse = simulate_dealer(uneven(4 * threads), 64, 16, 0);
+  const auto fine = simulate_dealer(uneven(dealer_plan_tasks(threads)), 64, 16, 0);
+  EXPECT_LT(fine.tail, coarse.tail);
+  EXPECT_GT(fine.efficiency, 0.9);
+  EXPECT_GT(fine.efficiency, coarse.efficiency);
+}
+
 TEST(DealerSimulator, ARankCountsItsNextBatchBesideASlowTask) {
   std::vector<double> seconds;
   for (int i = 0; i < 20; ++i) {  // batches of two (one rank of two threads, a plan of 40)

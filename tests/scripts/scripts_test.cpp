@@ -149,6 +149,20 @@ TEST(BenchFrontier, BadOptionsAreOneErrorLine) {
   }
 }
 
+// scripts/mpi-replay-check refuses bad cases and options with one line and exit 2, before it
+// runs anything.
+TEST(MpiReplayCheck, BadOptionsAreOneErrorLine) {
+  for (const std::string args : {"", "20", "20:0", "x:8", "20:8x", "--bogus 20:8", "--cores 0 20:2",
+                                 "--threads two 20:2", "20:2 --samples"}) {
+    const Outcome r =
+        shell("NQCOUNT=" NQCOUNT_BIN " " NQ_SOURCE_DIR "/scripts/mpi-replay-check " + args);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(r.err.rfind("nqcount: error: mpi-replay-check: ", 0), 0u) << args << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << args;
+  }
+}
+
 // scripts/doc-examples on a small repository of its own: a README.md, a docs/ page and a source
 // file whose comment names a section.
 std::string doc_fixture(const std::string& name, const std::string& readme,
