@@ -1,10 +1,9 @@
 // Fresh memory faulted in with one system call instead of one page fault per 4 KiB page.
 //
-// On this project's virtual machines a first touch of a fresh page costs about 10 us, and the
-// faults of two threads do not overlap (measured: 1.3 MB touched in 3.4 ms by one thread, the
-// same by two), so the plan of an n = 16 count (8973 subproblems, 1.3 MB) cost 3 to 4 ms of
-// purely serial page faults, about 2% of a two-thread run. MADV_POPULATE_WRITE (Linux 5.14)
-// maps the whole range at once: 0.2 ms, and the writes that follow no longer fault.
+// Where page faults are slow (about 10 us a first touch, and two threads' faults do not overlap),
+// the plan of an n = 16 count (8973 subproblems, 1.3 MB) costs milliseconds of purely serial
+// faults, a few percent of a short run. MADV_POPULATE_WRITE (Linux 5.14) maps the whole range at
+// once, a tenth of that, and the writes that follow no longer fault.
 #pragma once
 
 #include <sys/mman.h>

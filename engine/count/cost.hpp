@@ -13,11 +13,9 @@ namespace nq::detail {
 
 // The number of partial boards that survive the first `probe_rows` open rows of the search (the
 // width of the search tree at that depth). The subtrees below them are much alike, so this
-// tracks the node count of the whole subproblem: measured over all subproblems of n = 16,
-// the correlation with the true node counts is 0.69 / 0.81 / 0.87 / 0.91 at 2 / 3 / 4 / 5
-// rows, and the worst error of the cost-weighted percentage along the plan is 0.37 / 0.28 /
-// 0.21 / 0.16 (counting subproblems instead: 0.52). Deeper probes cost more, so the depth
-// grows with n (cost_probe_rows), keeping the probe a negligible part of the count.
+// tracks the node count of the whole subproblem, the better the deeper (over n = 16's
+// subproblems, a correlation of 0.69 at 2 rows, 0.91 at 5). Deeper probes cost more, so the
+// depth grows with n (cost_probe_rows), keeping the probe a negligible part of the count.
 int cost_probe_rows(int n);
 std::uint64_t estimate_cost(const Subproblem& s, int probe_rows);
 
