@@ -61,10 +61,17 @@ namespace nq::NQ_KERNEL_NAMESPACE::join_detail {
 // size. One cut more where it leaves 7k + 1 diagonals instead of 7k + 2 (a chunk fewer)
 // measured the same at n = 21 and 22: it applies to 5% of their sieved pairs, the rest keep
 // 26 to 29 diagonals, 4 chunks (perf/results/log.md).
+//   Up to kMaxCuts (16) from 1e12 pairs: the chunk pairs of n = 25..28 (kJoinChunk, 2^23
+// placements a chunk, kernels.hpp). In nq_join_chunks (perf/join_chunks.cpp, n = 27, 12 draws
+// of 4 chunk pairs, one thread) the draws' estimated seconds with chunks of 2^23 were 53, 41
+// and 34 at 14, 15 and 16 cuts; 17 (at 32 members a group) 32, 18 (16) 34. With chunks of
+// 2^20, 13 or 14 cuts (64 members a group) measured the same as 12 within the noise.
 [[gnu::always_inline]] inline int sieve_cut_count(std::size_t na, double pairs, int useful) {
   int c = 0;
   if (na >= 512 && pairs >= 1e7) {
-    const int most = useful >= 38 || (useful >= 36 && pairs >= 1e10) ? kMaxCuts : 8;
+    const int most = pairs >= 1e12                                      ? kMaxCuts
+                     : useful >= 38 || (useful >= 36 && pairs >= 1e10) ? 12
+                                                                       : 8;
     while (c < most && (na >> (c + 1)) >= 64) ++c;
   }
   return std::min(c, useful - 1);
