@@ -62,10 +62,10 @@ namespace nq::NQ_KERNEL_NAMESPACE::join_detail {
 // measured the same at n = 21 and 22: it applies to 5% of their sieved pairs, the rest keep
 // 26 to 29 diagonals, 4 chunks (perf/results/log.md).
 //   Up to kMaxCuts (16) from 1e12 pairs: the chunk pairs of n = 25..28 (kJoinChunk, 2^23
-// placements a chunk, kernels.hpp). In nq_join_chunks (perf/join_chunks.cpp, n = 27, 12 draws
-// of 4 chunk pairs, one thread) the draws' estimated seconds with chunks of 2^23 were 53, 41
-// and 34 at 14, 15 and 16 cuts; 17 (at 32 members a group) 32, 18 (16) 34. With chunks of
-// 2^20, 13 or 14 cuts (64 members a group) measured the same as 12 within the noise.
+// placements a chunk, kernels.hpp). There each cut up to 16 took time off (nq_join_chunks,
+// perf/join_chunks.cpp), and more, at fewer than 64 members a group, did not; with chunks of
+// 2^20 the cuts past 12 gained nothing clear (perf/results/log.md). No call below n = 23 has
+// 1e12 pairs.
 [[gnu::always_inline]] inline int sieve_cut_count(std::size_t na, double pairs, int useful) {
   int c = 0;
   if (na >= 512 && pairs >= 1e7) {
