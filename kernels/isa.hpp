@@ -36,7 +36,7 @@ struct JoinOps {
   JoinSample (*sample)(const Subproblem& s, std::uint64_t pieces, std::uint64_t seed,
                        double (*clock)());
   // The calling thread's chunk (placements of a settled half paired at a time) and bottom-part
-  // limit (0: the defaults, kJoinMaxLeaves and kJoinMaxParts). Small limits make small boards
+  // limit (0: the defaults, kJoinChunk and kJoinMaxParts). Small limits make small boards
   // take the paths that only large boards need otherwise (tests).
   void (*set_limits)(std::size_t chunk, std::size_t parts);
   // The pair counter on its own: pairs (x in a, y in b) with x & y == 0, for patterns of

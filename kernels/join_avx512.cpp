@@ -45,7 +45,7 @@ JoinSample sample_join_avx512(const Subproblem& s, std::uint64_t pieces, std::ui
 
 void set_join_limits_avx512(std::size_t chunk, std::size_t parts) {
   join_avx512::join_detail::Scratch& s = join_avx512::join_detail::thread_scratch();
-  s.chunk = chunk != 0 ? chunk : detail::kJoinMaxLeaves;
+  s.chunk = chunk != 0 ? chunk : detail::kJoinChunk;
   s.parts_limit = parts != 0 ? parts : detail::kJoinMaxParts;
   s.east_half.valid = s.west_half.valid = false;
 }

@@ -73,7 +73,7 @@ struct JoinWatch {
 void set_join_watch(const JoinWatch& watch);
 
 // Part of one row-split subproblem's count, for estimates: both halves are walked once, cut
-// into chunks as a count cuts them (kJoinMaxLeaves placements), and `pieces` of the east x west
+// into chunks as a count cuts them (kJoinChunk placements), and `pieces` of the east x west
 // chunk pairs, drawn at random (seeded), are paired (all of them when there are no more). The
 // times are `clock()`'s (the caller's: its thread's CPU seconds). A count of the subproblem
 // would find about (east_chunks west_chunks / pieces) solutions per solution here, and take

@@ -127,6 +127,11 @@ std::uint64_t detail::estimate_plan_cost(const Plan& plan, std::size_t i) {
   return cost;
 }
 
+std::uint64_t rowsplit_rank_cost(const Plan& plan, std::uint64_t rank) {
+  const RankedSubproblem r = rowsplit_rank(plan, rank);
+  return r.weight == 0 ? 0 : estimate_join_cost(r.subproblem, cost_probe_rows(plan.n));
+}
+
 std::vector<std::uint64_t> estimate_costs(const Plan& plan, const std::atomic<bool>* cancel) {
   std::vector<std::uint64_t> costs;
   reserve_prefaulted(costs, plan.size());

@@ -601,6 +601,11 @@ std::uint64_t rowsplit_block(std::uint64_t ranks, std::uint64_t min_tasks) {
   return std::max<std::uint64_t>(1, ranks / tasks + (ranks % tasks != 0));
 }
 
+RankedSubproblem rowsplit_rank(const Plan& plan, std::uint64_t rank) {
+  const RowSplitKey key = rowsplit_key(plan.n, rank);
+  return {rowsplit_subproblem(plan.n, key), key.weight};
+}
+
 Plan plan_rowsplit(int n, bool fixed_counts, const PlanControl& control, std::uint64_t min_tasks) {
   Plan plan;
   plan.n = n;

@@ -109,6 +109,17 @@ inline constexpr std::uint64_t kMaxRowSplitTasks = std::uint64_t{1} << 21;
 // The default split for n: enough, small enough subproblems for many threads.
 int default_split_rows(int n);
 
+// Rank `rank` (< plan.ranks) of a row-split plan: its subproblem and its weight (0 where the rank
+// stands for no orbit and counts as nothing), as a worker unranks it when it claims its task.
+struct RankedSubproblem {
+  Subproblem subproblem;
+  int weight = 0;
+};
+RankedSubproblem rowsplit_rank(const Plan& plan, std::uint64_t rank);
+// The cost model's estimate for one rank of a row-split plan (what estimate_costs sums over a
+// task's ranks): the estimate's sampling draws ranks by it.
+std::uint64_t rowsplit_rank_cost(const Plan& plan, std::uint64_t rank);
+
 // Every task's estimated cost, in plan order (cost.hpp): what the scheduler and the MPI dealer
 // deal by, and the progress line's estimated share. With `cancel`, it stops soon after that is
 // set, leaving the rest 0 (a large board's estimates take tens of seconds).

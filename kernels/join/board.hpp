@@ -24,6 +24,7 @@ using detail::join_scratch_bytes;
 using detail::join_scratch_sizes;
 using detail::join_west_columns;
 using detail::JoinScratchSizes;
+using detail::kJoinChunk;
 using detail::kJoinMaxLeaves;
 using detail::kJoinMaxParts;
 using detail::kJoinTopBatch;

@@ -61,10 +61,17 @@ namespace nq::NQ_KERNEL_NAMESPACE::join_detail {
 // size. One cut more where it leaves 7k + 1 diagonals instead of 7k + 2 (a chunk fewer)
 // measured the same at n = 21 and 22: it applies to 5% of their sieved pairs, the rest keep
 // 26 to 29 diagonals, 4 chunks (perf/results/log.md).
+//   Up to kMaxCuts (16) from 1e12 pairs: the chunk pairs of n = 25..28 (kJoinChunk, 2^23
+// placements a chunk, kernels.hpp). There each cut up to 16 took time off (nq_join_chunks,
+// perf/join_chunks.cpp), and more, at fewer than 64 members a group, did not; with chunks of
+// 2^20 the cuts past 12 gained nothing clear (perf/results/log.md). No call below n = 23 has
+// 1e12 pairs.
 [[gnu::always_inline]] inline int sieve_cut_count(std::size_t na, double pairs, int useful) {
   int c = 0;
   if (na >= 512 && pairs >= 1e7) {
-    const int most = useful >= 38 || (useful >= 36 && pairs >= 1e10) ? kMaxCuts : 8;
+    const int most = pairs >= 1e12                                      ? kMaxCuts
+                     : useful >= 38 || (useful >= 36 && pairs >= 1e10) ? 12
+                                                                       : 8;
     while (c < most && (na >> (c + 1)) >= 64) ++c;
   }
   return std::min(c, useful - 1);

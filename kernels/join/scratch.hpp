@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -34,10 +35,10 @@ struct Scratch {
   SettledHalf east_walk, west_walk;
   std::vector<SettledHalf::Walk> east_starts, west_starts;  // sampling's chunk starts
   JoinWatch watch;                                          // the calling thread's (kernels.hpp)
-  // Placements per chunk of a settled half, and the largest bottom part: kJoinMaxLeaves and
+  // Placements per chunk of a settled half, and the largest bottom part: kJoinChunk and
   // kJoinMaxParts, smaller in tests (JoinOps::set_limits, kernels/isa.hpp) so that small boards
   // take every path.
-  std::size_t chunk = kJoinMaxLeaves, parts_limit = kJoinMaxParts;
+  std::size_t chunk = kJoinChunk, parts_limit = kJoinMaxParts;
   int prepared_for = 0;  // the board size the buffers were reserved for
 
   void prepare(int n) {
@@ -55,13 +56,17 @@ struct Scratch {
     reserve(sieve.slices, 2 * kMaxN * 8 + (chunks_of(2 * kMaxN) + 1) * kTableBytes / 8 + 8);
     reserve(sieve.offsets, size.leaves * chunks_of(2 * (n - 1)) + kOffsetsSlack);
     reserve(sieve.a, size.leaves);
-    reserve(sieve.lanes, std::size_t{8} << kMaxCuts);
-    reserve(sieve.part_start, (std::size_t{1} << kMaxCuts) + 1);
-    reserve(sieve.a_start, (std::size_t{1} << kMaxCuts) + 1);
-    reserve(sieve.b_start, (std::size_t{1} << kMaxCuts) + 1);
-    reserve(sieve.group_at, std::size_t{1} << kMaxCuts);
-    reserve(sieve.visit, std::size_t{1} << kMaxCuts);
-    reserve(sieve.counts, std::size_t{8} << kMaxCuts);
+    // The group arrays for the cuts this n's halves can take (at least 64 members a group,
+    // count_disjoint.hpp): 2^12 groups up to n = 22, 2^16 (kMaxCuts) where a chunk is full.
+    const int cuts =
+        std::clamp(static_cast<int>(std::bit_width(size.leaves / 64)) - 1, 12, kMaxCuts);
+    reserve(sieve.lanes, std::size_t{8} << cuts);
+    reserve(sieve.part_start, (std::size_t{1} << cuts) + 1);
+    reserve(sieve.a_start, (std::size_t{1} << cuts) + 1);
+    reserve(sieve.b_start, (std::size_t{1} << cuts) + 1);
+    reserve(sieve.group_at, std::size_t{1} << cuts);
+    reserve(sieve.visit, std::size_t{1} << cuts);
+    reserve(sieve.counts, std::size_t{8} << cuts);
     for (HalfScratch* hs : {&east_half, &west_half}) {
       reserve(hs->bottom, size.parts / 4 + 1);
       for (std::vector<std::uint64_t>* v : {&hs->sub.meet, &hs->sub.clash, &hs->sub.pattern})
@@ -96,7 +101,7 @@ inline Scratch& thread_scratch() {
 inline Scratch& check_scratch() {
   thread_local Scratch scratch = [] {
     Scratch s;
-    s.chunk = kJoinMaxLeaves / 4;
+    s.chunk = kJoinChunk / 4;
     s.parts_limit = kJoinMaxParts / 4;
     return s;
   }();

@@ -61,7 +61,7 @@ struct HalfScratch {
 // false (hs.sorted partly written) past `limit` placements, or when the sub-parts have more than
 // limit / 4 in all. Then hs.bottom and hs.sub hold at most limit / 4 placements, and hs.sorted
 // at most limit + limit / 4 + 8 (a last lower bucket's worth past the limit, and the vector
-// stores' slack): the bound of join_scratch_bytes (kernels.hpp).
+// stores' slack): the bound of join_scratch_bytes (join_limits.hpp).
 inline bool make_bottom(const int* row_of, const Mask* squares, int count, Mask half, int k,
                         const std::uint64_t (*bits)[kMaxN], std::size_t limit, HalfScratch& hs) {
   const int upper = count / 2;

@@ -44,8 +44,9 @@ inline std::uint64_t lane_word(std::size_t from, std::size_t to, std::size_t w) 
   return (b == 64 ? ~0ull : (1ull << b) - 1) & ~((1ull << a) - 1);
 }
 
-// The most diagonals the sieve (count_disjoint.hpp) cuts (2^kMaxCuts groups a side).
-inline constexpr int kMaxCuts = 12;
+// The most diagonals the sieve (count_disjoint.hpp) cuts (2^kMaxCuts groups a side): 12 up to
+// n = 22; 16 for the chunk pairs of n = 25..28 (kJoinChunk, join_limits.hpp).
+inline constexpr int kMaxCuts = 16;
 
 // Counting-sorts patterns by their bits under `cut` (2^c groups): place(x, at) stores the
 // pattern's bits under `keep` (x, packed to the bottom) at position `at` of the sorted order.

@@ -320,7 +320,10 @@ TEST(JoinPairs, CutsAreChosenOnThePairsLeft) {
 // member of each side also takes the bits above them up to `shared` (so the sides share that
 // many), which takes exactly the pair of those two out. The last sizes are lopsided, as the
 // halves of odd n are: 16 times more visiting members than sliced ones, where the sieve settles
-// the most low key bits (three more than balanced sides).
+// the most low key bits (three more than balanced sides). The last case is a chunk pair of
+// n = 25..28 (kJoinChunk, kernels.hpp): 1.8e13 pairs and 2^22 sliced members, where the sieve
+// cuts 16 diagonals (2^16 groups); its members have each bit at one half, so that the pairs
+// left after the cuts stay few enough for seconds.
 TEST(SlowJoinPairs, DeepSievesMatchSubsetSums) {
   constexpr int kBits = 22;
   constexpr std::uint64_t kFull = (std::uint64_t{1} << kBits) - 1;
@@ -328,13 +331,18 @@ TEST(SlowJoinPairs, DeepSievesMatchSubsetSums) {
   struct Case {
     std::size_t na, nb;
     int shared;
+    bool dense;
   };
-  for (const auto& [na, nb, shared] : std::vector<Case>{
-           {150000, 300000, 40}, {150000, 300000, 36}, {600000, 600000, 40}, {20000, 320000, 40}}) {
+  for (const auto& [na, nb, shared, dense] :
+       std::vector<Case>{{150000, 300000, 40, false},
+                         {150000, 300000, 36, false},
+                         {600000, 600000, 40, false},
+                         {20000, 320000, 40, false},
+                         {4200000, 4300000, 44, true}}) {
     const std::uint64_t wide = ((std::uint64_t{1} << shared) - 1) & ~kFull;
     std::vector<std::uint64_t> a(na), b(nb);
-    for (auto& x : a) x = rng() & rng() & kFull;
-    for (auto& y : b) y = rng() & rng() & kFull;
+    for (auto& x : a) x = (dense ? rng() : rng() & rng()) & kFull;
+    for (auto& y : b) y = (dense ? rng() : rng() & rng()) & kFull;
     std::vector<std::uint64_t> inside(kFull + 1, 0);
     for (const std::uint64_t y : b) ++inside[y];
     for (int bit = 0; bit < kBits; ++bit)
