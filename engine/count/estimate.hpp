@@ -74,7 +74,7 @@ struct EstimateConfig {
   // cores, as the time-sharing of threads that all have work does; threads idle at the end do
   // not speed the others up in the replay, so its tail errs long.
   int cores = 0;
-  int threads = 0;         // threads counting the sample (0: every hardware thread)
+  int threads = 0;  // threads counting the sample (0: every hardware thread)
   // Subproblems also counted whole by the join and by the best backtracking kernel, which must
   // agree: the cheapest (by the cost model) `check` of 64 check drawn uniformly (the search
   // takes about 250 times as long as the join; seconds a subproblem at n = 24, more than half
@@ -121,10 +121,10 @@ struct EstimateResult {
   bool cluster = false;
   SimulatedDeal deal;
   double root_seconds = 0;
-  int cores = 0;            // EstimateConfig::cores
-  double seconds = 0;       // this estimate's own wall time
-  int checked = 0;          // subproblems counted by both kernels (EstimateConfig::check)
-  int check_rows = 0;       // rows fixed in each of them
+  int cores = 0;       // EstimateConfig::cores
+  double seconds = 0;  // this estimate's own wall time
+  int checked = 0;     // subproblems counted by both kernels (EstimateConfig::check)
+  int check_rows = 0;  // rows fixed in each of them
   std::uint64_t checked_solutions = 0;
   double check_seconds = 0;   // CPU seconds the search took on them
   std::string check_failure;  // empty, or the first subproblem the kernels disagree on

@@ -21,11 +21,9 @@ namespace nq::NQ_KERNEL_NAMESPACE::join_detail {
 // Chunk tables: for each group of kChunkBits diagonals and each subset of them, the AND of their
 // slices, so a member of the small side costs a fixed chunks_of(bits) ANDs, without a
 // branch per occupied diagonal. 7 bits: the tables of a 512-member block (128 entries of 64
-// bytes per chunk, 5 chunks for the 34 diagonals of n = 18) take 40 KB, inside the 48 KB L1 of
-// the machines measured then (the notes called them Zen 5); against 6 bits (6 chunks, 24 KB) the
-// pair counting took 5% less time at n = 18, 19 and 20 (one thread, CPU time over sampled
-// subproblems). A 32 KB L1 is overflowed at n = 22 (40 KB) by an 8-bit last chunk; 7-bit
-// chunks only (a fifth load, 32 KB) take the same time within the noise on such a CPU, and fit.
+// bytes per chunk, 5 chunks for the 34 diagonals of n = 18) take 40 KB, inside a 48 KB L1, and
+// took 5% less time than 6 bits at n = 18 to 20; on a 32 KB L1, 7-bit chunks only (no 8-bit last
+// chunk) fit, at the same speed (perf/results/log.md).
 inline constexpr int kChunkBits = 7;
 inline constexpr int kChunkValues = 1 << kChunkBits;
 // Table entries are 64 bytes apart for W = 4 too (half of each unused), so that one set of

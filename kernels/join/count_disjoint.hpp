@@ -69,7 +69,7 @@ namespace nq::NQ_KERNEL_NAMESPACE::join_detail {
 [[gnu::always_inline]] inline int sieve_cut_count(std::size_t na, double pairs, int useful) {
   int c = 0;
   if (na >= 512 && pairs >= 1e7) {
-    const int most = pairs >= 1e12                                      ? kMaxCuts
+    const int most = pairs >= 1e12                                     ? kMaxCuts
                      : useful >= 38 || (useful >= 36 && pairs >= 1e10) ? 12
                                                                        : 8;
     while (c < most && (na >> (c + 1)) >= 64) ++c;
@@ -264,21 +264,14 @@ inline std::uint64_t count_blocks(const SieveLayout& l, const std::uint32_t* sta
 // three were, at n = 20). So the low `cl` key bits are settled beforehand: for each value vl
 // of a visiting group's low bits, the sliced members whose low bits miss vl are taken apart
 // (each member once per such vl, gathered a block at a time) and only those groups visit them.
-// Measured with nq_bench_join against blocks alone: 1.13x at n = 19, 1.15x at n = 20; one low bit
-// fewer or more, or more cuts (up to 12), did no better at n = 19 to 21.
+// Against blocks alone, 1.13x at n = 19 and 1.15x at n = 20 (nq_bench_join).
 //   A low bit settled saves lanes in proportion to the visiting side and costs copies in
 // proportion to the sliced one. At odd n the visiting side is often 2 to 16 times the sliced
-// one (the east half holds a queen more; weighted by pairs, in nq_bench_join 56 and 65% of
-// the pair work at n = 19 and 21 had nb >= 4 na, against 5 to 12% at n = 18, 20 and 22), so
-// a low bit more is settled per doubling of nb / na, at most 3, once nb reaches 2^17 members:
-// nq_bench_join, one thread, alternated, 7 to 10% less time on the long runs of n = 21 (1,637
-// against 1,753 ms over three rounds; 1,602 and 1,640 against 1,781 and 1,763); n = 19
-// (smaller sides) lost 6 to 9% when every size took it, and is unchanged with the floor; the
-// even n, whose sides are balanced, unchanged.
-//   Where the sides share 38 diagonals or more (up to 12 cuts: n = 22), one low bit more: the
-// member visits of n = 22's long runs in nq_bench_join 13% fewer, the copies 56% more, and
-// their time 4 to 5% less (one thread, alternated, five to eight rounds, medians); n = 18
-// lost 7% when it applied at every size.
+// one (the east half holds a queen more), so a low bit more is settled per doubling of nb / na,
+// at most 3, once nb reaches 2^17 members (7 to 10% less time on n = 21's long runs; smaller
+// sides lost when every size took it). Where the sides share 38 diagonals or more (n = 22), one
+// low bit more (4 to 5% less time there; n = 18 lost when it applied at every size). The
+// figures: perf/results/log.md.
 [[gnu::always_inline]] inline int settled_low_bits(std::size_t na, std::size_t nb, int c,
                                                    int useful) {
   int high = 0;

@@ -144,10 +144,8 @@ struct SettledHalf {
   // The top part's placements are joined a batch at a time (kJoinTopBatch of them, or fewer),
   // each batch in the order of the buckets its placements meet: a bucket's bottom placements are
   // then read once for all of the batch's tops that meet it, not once per top in the walk's
-  // order (the two halves' bottom parts take 1.4 MB at n = 22, more than the 1 MB L2 cache of
-  // the machine measured). nq_bench_join, one thread, against the walk's order (7 paired rounds,
-  // medians of the per-round ratios): n = 19 0.982, 20 0.986, 21's long runs 0.973, 22's 0.974;
-  // whole counts on 2 threads, n = 19 and 20 about 0.99, n = 21 0.962.
+  // order (the two halves' bottom parts take 1.4 MB at n = 22, more than a 1 MB L2 cache): 1 to
+  // 4% less time at n = 19 to 22 (perf/results/log.md).
   //   Where the stream stands, as a plain value, so that a copy taken before next() makes that
   // chunk again later (sampling): the walk where its batch begins, and how far into the batch.
   struct Walk {
@@ -188,18 +186,10 @@ struct SettledHalf {
     }
     parts = &hs;
     // The top part is walked on every call, the bottom one mostly reused: so the bottom takes
-    // the most rows. Measured at n = 17, 18, 20 (one thread, plan order): top (k+1)/2 -> k/2
-    // cut the time by a quarter; k/2 - 1 gained again at n = 17 and 20. From 11 rows a half,
-    // k/2 again (a bottom part of a row less, made again for a fraction of the subproblems, for
-    // a longer top walk on all of them): over runs of 40 to 120 consecutive subproblems, one
-    // thread, alternated, 3 to 4% less time at n = 21 and 22, the same within the noise at
-    // n = 23; k/2 at 9 and 10 rows was slower, by 3% in whole counts at n = 18 and 11% over
-    // runs at n = 20. Since bottom parts come from sub-parts (make_bottom), a larger one costs
-    // less, and 11 rows take k/2 - 1 again: n = 21 whole counts on 2 threads, alternated,
-    // 132.95 and 132.97 s against 138.48 and 138.59 (0.960); nq_bench_join at n = 22, pairs on
-    // both cores, 0.980 and 0.994 on the long runs and 1.009 on the short ones (medians of 4).
-    // From 12 rows it stays k/2 (not measured; n = 23's west half has 11 rows, and takes
-    // k/2 - 1, not measured there either).
+    // the most rows, k/2 - 1 of k up to 11 rows a half (bottom parts are made from sub-parts,
+    // so a larger one costs little), k/2 from 12. Each choice was timed against its neighbours
+    // at n = 17 to 23, one thread and whole counts (perf/results/log.md); 12 rows and more were
+    // not measured.
     top = k >= 12 ? k / 2 : std::max(1, k / 2 - 1);
     if (hs.valid && hs.top_rows > top && hs.same_bottom(b, h, k, hs.top_rows, row_of, squares))
       top = hs.top_rows;  // the previous subproblem's bottom, moved down for its size

@@ -333,12 +333,11 @@ TEST(SlowJoinPairs, DeepSievesMatchSubsetSums) {
     int shared;
     bool dense;
   };
-  for (const auto& [na, nb, shared, dense] :
-       std::vector<Case>{{150000, 300000, 40, false},
-                         {150000, 300000, 36, false},
-                         {600000, 600000, 40, false},
-                         {20000, 320000, 40, false},
-                         {4200000, 4300000, 44, true}}) {
+  for (const auto& [na, nb, shared, dense] : std::vector<Case>{{150000, 300000, 40, false},
+                                                               {150000, 300000, 36, false},
+                                                               {600000, 600000, 40, false},
+                                                               {20000, 320000, 40, false},
+                                                               {4200000, 4300000, 44, true}}) {
     const std::uint64_t wide = ((std::uint64_t{1} << shared) - 1) & ~kFull;
     std::vector<std::uint64_t> a(na), b(nb);
     for (auto& x : a) x = (dense ? rng() : rng() & rng()) & kFull;
