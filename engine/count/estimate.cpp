@@ -413,7 +413,7 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
   }
   r.procs = config.procs;
   if (config.ranks > 0) {
-    // nqcount-mpi deals largest first, whatever the plan's order (dealer_order).
+    // nqcount-mpi deals runs of consecutive tasks largest first (dealer_order).
     const double shared =
         config.cores > 0 ? std::max(1.0, static_cast<double>(all_threads) / config.cores) : 1.0;
     for (TaskStat& t : tasks) {

@@ -342,6 +342,11 @@ std::size_t dealer_batch(std::size_t left, std::size_t plan_size, std::size_t th
   return std::min({left, dealer_batch_cap(plan_size, threads, all_threads), guided});
 }
 
+std::size_t dealer_run(std::size_t tasks, std::size_t all_threads) {
+  const std::size_t per = std::max<std::size_t>(all_threads, 1) * kDealerRunsPerThread;
+  return std::clamp<std::size_t>(tasks / per, 1, kDealerMaxRun);
+}
+
 SimulatedDeal simulate_dealer(const std::vector<TaskStat>& tasks, int ranks, int threads,
                               double root_seconds) {
   SimulatedDeal r;
@@ -351,7 +356,8 @@ SimulatedDeal simulate_dealer(const std::vector<TaskStat>& tasks, int ranks, int
   const std::size_t all_threads = threads_each * static_cast<std::size_t>(r.ranks);
   const std::size_t plan = tasks.size();
   const std::vector<std::size_t> order =
-      dealer_order(tasks.size(), [&](std::size_t i) { return tasks[i].estimate; });
+      dealer_order(tasks.size(), [&](std::size_t i) { return tasks[i].estimate; },
+                   dealer_run(tasks.size(), all_threads));
   std::size_t next = 0;
   // Each rank's threads, by the time each is free: a batch's tasks go, in order, to the thread
   // free first, but not before the batch arrives; the batch is done when its last task is.

@@ -199,14 +199,33 @@ SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, 
 // threads: the threads were busy 20% of the time with batches of at most 1/(64 ranks) of the
 // plan, 39% with batches of a task a thread in plan order, 69% largest first, 92% largest first
 // holding two batches.)
+//   The unit of that order is a run of `run` consecutive tasks (dealer_run), dealt together
+// and counted in plan order, largest run first: neighbours in the row-split plan share a half's
+// bottom rows, which the join reuses, and scattered tasks made them again (nqcount-mpi on 2
+// ranks of 1 thread spent 32% more CPU than nqcount on 2 threads at n = 19, the join's bottom
+// parts 17% of it against 4%; 12% more with runs: perf/results/log.md). Where the plan has few
+// tasks a thread the run is one task, the order as above.
 template <class Cost>
-std::vector<std::size_t> dealer_order(std::size_t tasks, Cost cost) {
-  std::vector<std::size_t> order(tasks);
-  for (std::size_t i = 0; i < tasks; ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return cost(a) > cost(b); });
+std::vector<std::size_t> dealer_order(std::size_t tasks, Cost cost, std::size_t run = 1) {
+  run = std::max<std::size_t>(run, 1);
+  const std::size_t runs = (tasks + run - 1) / run;
+  std::vector<double> run_cost(runs, 0.0);
+  for (std::size_t i = 0; i < tasks; ++i) run_cost[i / run] += static_cast<double>(cost(i));
+  std::vector<std::size_t> by_cost(runs);
+  for (std::size_t r = 0; r < runs; ++r) by_cost[r] = r;
+  std::stable_sort(by_cost.begin(), by_cost.end(),
+                   [&](std::size_t a, std::size_t b) { return run_cost[a] > run_cost[b]; });
+  std::vector<std::size_t> order;
+  order.reserve(tasks);
+  for (std::size_t r : by_cost)
+    for (std::size_t i = r * run; i < std::min(tasks, (r + 1) * run); ++i) order.push_back(i);
   return order;
 }
+// The run: as many consecutive tasks as leave kDealerRunsPerThread runs a thread (over every
+// rank's threads), at most kDealerMaxRun, at least 1.
+inline constexpr std::size_t kDealerRunsPerThread = 32;
+inline constexpr std::size_t kDealerMaxRun = 1024;
+std::size_t dealer_run(std::size_t tasks, std::size_t all_threads);
 inline constexpr std::size_t kDealerBatchesHeld = 2;
 // The batch rule, in tasks a thread: a rank of `threads` threads, among `all_threads` over every
 // rank, gets `threads` times a share of guided self-scheduling (the tasks left over four times
