@@ -23,8 +23,9 @@ Dealer::Dealer(const Plan& plan, const std::vector<std::uint64_t>& todo,
       single_subproblems_(single_subproblems),
       by_rank_(threads_.size(), 0) {
   // Runs of consecutive tasks, the largest estimated cost first (dealer_order says why).
-  for (std::size_t k : dealer_order(todo.size(), [&](std::size_t k) { return costs[todo[k]]; },
-                                    dealer_run(todo.size(), all_threads_)))
+  for (std::size_t k : dealer_order(
+           todo.size(), [&](std::size_t k) { return costs[todo[k]]; },
+           dealer_run(todo.size(), all_threads_)))
     todo_.push_back(todo[k]);
 }
 

@@ -355,9 +355,9 @@ SimulatedDeal simulate_dealer(const std::vector<TaskStat>& tasks, int ranks, int
   const auto threads_each = static_cast<std::size_t>(r.threads);
   const std::size_t all_threads = threads_each * static_cast<std::size_t>(r.ranks);
   const std::size_t plan = tasks.size();
-  const std::vector<std::size_t> order =
-      dealer_order(tasks.size(), [&](std::size_t i) { return tasks[i].estimate; },
-                   dealer_run(tasks.size(), all_threads));
+  const std::vector<std::size_t> order = dealer_order(
+      tasks.size(), [&](std::size_t i) { return tasks[i].estimate; },
+      dealer_run(tasks.size(), all_threads));
   std::size_t next = 0;
   // Each rank's threads, by the time each is free: a batch's tasks go, in order, to the thread
   // free first, but not before the batch arrives; the batch is done when its last task is.

@@ -308,10 +308,11 @@ TEST(DealerOrder, LargestEstimateFirstTiesInPlanOrder) {
 // thread, and at most kDealerMaxRun.
 TEST(DealerOrder, RunsOfNeighboursLargestRunFirst) {
   const std::vector<double> cost = {1, 5, 3, 5, 0, 9, 2};  // runs of 2: 6, 8, 9, 2
-  EXPECT_EQ(dealer_order(cost.size(), [&](std::size_t i) { return cost[i]; }, 2),
+  EXPECT_EQ(dealer_order(
+                cost.size(), [&](std::size_t i) { return cost[i]; }, 2),
             (std::vector<std::size_t>{4, 5, 2, 3, 0, 1, 6}));
-  EXPECT_EQ(dealer_run(1000, 64), 1u);   // fewer than 32 tasks a thread
-  EXPECT_EQ(dealer_run(640, 2), 10u);    // 320 a thread: runs of 10, 32 a thread
+  EXPECT_EQ(dealer_run(1000, 64), 1u);  // fewer than 32 tasks a thread
+  EXPECT_EQ(dealer_run(640, 2), 10u);   // 320 a thread: runs of 10, 32 a thread
   EXPECT_EQ(dealer_run(1u << 20, 2), kDealerMaxRun);
 }
 
@@ -661,8 +662,8 @@ SimulatedDeal per_thread_dealer(const std::vector<TaskStat>& tasks, int ranks, i
   r.threads = threads;
   const auto each = static_cast<std::size_t>(threads);
   const std::size_t all = each * static_cast<std::size_t>(ranks), plan = tasks.size();
-  const auto order = dealer_order(plan, [&](std::size_t i) { return tasks[i].estimate; },
-                                  dealer_run(plan, all));
+  const auto order = dealer_order(
+      plan, [&](std::size_t i) { return tasks[i].estimate; }, dealer_run(plan, all));
   std::size_t next = 0;
   using FreeAt = std::priority_queue<double, std::vector<double>, std::greater<>>;
   std::vector<FreeAt> pools(static_cast<std::size_t>(ranks));
