@@ -233,11 +233,14 @@ Outcome interrupted_run(const std::string& journal, const char* sig, const char*
       "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
       "ASAN_OPTIONS=detect_leaks=0 " MPIEXEC " --oversubscribe --bind-to none -np " +
       std::to_string(ranks) + " " NQCOUNT_MPI_BIN " --n " + std::to_string(n) + " --kernel " +
-      kernel + " --threads 1 --checkpoint " + journal + " >/dev/null 2>" + err +
+      kernel + " --threads 1 --checkpoint " + journal + " --checkpoint-every 1 >/dev/null 2>" +
+      err +
       " & m=$!; "
-      "for i in $(seq 600); do [ -f " +
-      journal +
-      " ] && break; sleep 0.05; done; sleep 1; "
+      // Stopped once the journal holds a record (past its 64-byte header), so that a resume has
+      // work to take back however slowly the first batches come (a loaded machine).
+      "for i in $(seq 1200); do [ -f " +
+      journal + " ] && [ $(stat -c %s " + journal +
+      ") -gt 64 ] && break; sleep 0.05; done; sleep 0.5; "
       "p=$(pgrep -P $m | sort -n | tr \"\\n\" \" \"); p=${p% }; " +
       kill + "wait $m; echo $?";
   const Outcome r = shell("bash -c '" + script + "'");

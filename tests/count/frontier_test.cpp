@@ -1,8 +1,8 @@
 // The join on the frontier boards: sampled subproblems of the lazy row-split plan, counted by the
-// join and by the independent backtracking search, must agree. At n = 24, the first board whose
-// halves come out in several chunks (kernels/join_limits.hpp, kJoinMaxLeaves) and whose bottom
-// parts pass kJoinMaxParts; the search takes seconds to minutes a subproblem there, so the cheapest
-// ones.
+// join and by the independent backtracking search, must agree. At n = 24, whose bottom parts pass
+// kJoinMaxParts (kernels/join_limits.hpp) and whose halves come out in several chunks of the
+// general path's size (kJoinMaxLeaves; a count's chunks, kJoinChunk, hold them whole from n = 25
+// down); the search takes seconds to minutes a subproblem there, so the cheapest ones.
 // (`nqcount estimate --n N --check K` does the same from the command line, up to n = 28.)
 #include <gtest/gtest.h>
 
@@ -14,7 +14,9 @@
 #include "engine/count/cost.hpp"
 #include "engine/count/plan.hpp"
 #include "engine/count/splits.hpp"
+#include "kernels/join_limits.hpp"
 #include "kernels/kernels.hpp"
+#include "tests/support/testing.hpp"
 
 namespace nq {
 namespace {
@@ -54,6 +56,8 @@ TEST(SlowFrontier, SampledN24SubproblemsJoinMatchesBacktracking) {
   const Subproblem& big = *std::max_element(
       subs.begin(), subs.begin() + 64,
       [&](const Subproblem& x, const Subproblem& y) { return cost(x) < cost(y); });
+  // Chunks of kJoinMaxLeaves, so that this board's halves take several.
+  test_support::set_join_limits(detail::kJoinMaxLeaves, 0);
   Tally whole, checked;
   join->count(std::span<const Subproblem>(&big, 1), std::span<Tally>(&whole, 1));
   join_check_kernel().count(std::span<const Subproblem>(&big, 1), std::span<Tally>(&checked, 1));
@@ -61,6 +65,7 @@ TEST(SlowFrontier, SampledN24SubproblemsJoinMatchesBacktracking) {
   const JoinSample all = sample_join(big, 1u << 20, 1, [] { return 0.0; });
   EXPECT_GT(all.east_chunks * all.west_chunks, 1u) << "a subproblem of several chunks";
   EXPECT_EQ(all.solutions, whole.solutions);
+  test_support::set_join_limits(0, 0);
 }
 
 // The plan of the largest boards is made at once, and its ranks unrank into row splits.
