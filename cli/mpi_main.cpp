@@ -388,14 +388,19 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
     if (request[0] == kWantMore) answer(st.MPI_SOURCE);
     answer_waiting();  // these results may have brought cross-checks, or ended them
   }
-  for (std::thread& t : local) t.join();
   if (lost) {
-    // Open MPI cannot go on after losing a rank (that needs the ULFM extensions): say so, save
-    // what came back, and end the job; the journal resumes it.
+    // Open MPI cannot go on after losing a rank (that needs the ULFM extensions): save what came
+    // back and say so before waiting for rank 0's own threads (mpirun's SIGKILL follows its
+    // SIGTERM by a second, sooner than a long subproblem may end), then end the job; the journal
+    // resumes it.
+    if (journal) (void)journal->flush();
     std::cerr << "nqcount: error: " << active
               << " rank(s) stopped answering after the signal (a rank was lost or killed); MPI "
                  "cannot continue a job that lost a rank (no ULFM fault tolerance), so the job "
                  "ends here\n";
+  }
+  for (std::thread& t : local) t.join();
+  if (lost) {
     const auto [out, in] = dealer.cost_out_and_in();
     std::cerr << "nqcount: work to be redone: at most "
               << (in ? 100.0 * static_cast<double>(out) / static_cast<double>(in) : 0.0)
