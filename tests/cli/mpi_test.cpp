@@ -32,6 +32,15 @@ Outcome mpi(int ranks, const std::string& args, const std::string& mpirun_option
       " " NQCOUNT_MPI_BIN " " + args);
 }
 
+// One rank started without mpirun (MPI's singleton start): the same checks of the command line
+// as under mpirun -np 1, without mpirun's second or two of start-up.
+Outcome singleton(const std::string& args) {
+  return shell(
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+      "ASAN_OPTIONS=detect_leaks=0 " NQCOUNT_MPI_BIN " " +
+      args);
+}
+
 void expect_same_counts(const std::string& mpi_json, const std::string& plain_json) {
   const auto a = nlohmann::json::parse(mpi_json), b = nlohmann::json::parse(plain_json);
   for (const char* f : {"n", "total", "unique", "orbits", "nodes", "subproblems", "classes",
@@ -208,7 +217,7 @@ TEST(Mpi, BadInputAndForeignJournalsExitTwo) {
        std::vector<std::string>{"--n 8 --threads 4097", "--n 010", "--n 8 --n 9",
                                 "--n 10 --algo dp", "--n 10 --task-stats " + stats,
                                 "--n 10 --checkpoint-every 5", "--n 10 --progress --no-progress"}) {
-    const Outcome b = mpi(1, bad);
+    const Outcome b = singleton(bad);
     EXPECT_EQ(b.status, 2) << bad << ": " << b.err;
     EXPECT_NE(b.err.find("nqcount: error: --"), std::string::npos) << bad << ": " << b.err;
   }
@@ -278,9 +287,10 @@ TEST(SlowMpi, AKilledWorkerEndsTheJobAndTheJournalFinishesIt) {
 }
 
 // The join's row-split plan, dealt as a cluster deals it (the plan cut for all the ranks'
-// threads, the largest tasks first), on 8 ranks oversubscribed: the counts of the table.
-TEST(SlowMpi, EightRanksCountTwentyAndTwentyOneLikeTheTable) {
-  for (const int n : {20, 21}) {
+// threads, the largest tasks first), on 8 ranks oversubscribed: the counts of the table, for an
+// odd n (the middle row split) and an even one.
+TEST(SlowMpi, EightRanksCountEighteenAndNineteenLikeTheTable) {
+  for (const int n : {18, 19}) {
     const Outcome r = mpi(8, "--n " + std::to_string(n) + " --kernel join --threads 1 --json");
     ASSERT_EQ(r.status, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
@@ -291,11 +301,13 @@ TEST(SlowMpi, EightRanksCountTwentyAndTwentyOneLikeTheTable) {
 
 // A rank of an 8-rank join count killed mid-run: the journal holds what came back, and a
 // restart on another number of ranks (its plan cut as the journal's) finishes it exactly.
+// (Rank 0's message about the lost rank is AKilledWorkerEndsTheJobAndTheJournalFinishesIt's to
+// check: with eight ranks on two loaded cores, mpirun may end the job before it has forwarded
+// rank 0's last lines.)
 TEST(SlowMpi, AKilledRankOfAJoinCountRestartsOnOtherRanksExactly) {
   const std::string journal = temp_path("n20-kill.ckpt");
   const Outcome stopped = interrupted_run(journal, "KILL", "worker", 20, "join", 8);
   EXPECT_NE(stopped.status, 0) << stopped.err;
-  EXPECT_NE(stopped.err.find("no ULFM"), std::string::npos) << stopped.err;
   const Outcome resumed = mpi(3, "--n 20 --kernel join --threads 1 --json --checkpoint " + journal);
   ASSERT_EQ(resumed.status, 0) << stopped.err << resumed.err;
   const auto j = nlohmann::json::parse(resumed.out);

@@ -47,6 +47,10 @@ void install_environment_seams() {
   detail::set_kernel_filter(&not_disabled);
   if (const char* forced = std::getenv("NQ_TEST_CROSS_CHECK_KERNEL"))
     detail::set_cross_check_override(find_kernel(forced));
+  if (const char* chunk = std::getenv("NQ_TEST_JOIN_CHUNK")) {
+    const std::size_t placements = std::strtoull(chunk, nullptr, 10);
+    set_join_limits(placements, placements);
+  }
 }
 
 }  // namespace nq::test_support
