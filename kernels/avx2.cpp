@@ -10,8 +10,12 @@
 #include "kernels/isa.hpp"
 #include "kernels/kernels.hpp"
 
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,bmi,bmi2,popcnt"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2,bmi,bmi2,popcnt")
+#endif
 
 namespace nq::avx2 {
 
@@ -133,7 +137,11 @@ void count_raw(const Subproblem* in, Tally* out, std::size_t size) {
 }
 }  // namespace nq::avx2
 
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 namespace nq {
 namespace {

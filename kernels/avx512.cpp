@@ -14,11 +14,17 @@
 
 // GCC 12's AVX-512 headers trip -Wuninitialized on their own _mm512_undefined_* placeholders
 // (GCC bug 105593, fixed in GCC 13); the warning is about the header, not this code.
+#if defined(__clang__)
+#pragma clang attribute push(                                                      \
+    __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx512vpopcntdq"))), \
+    apply_to = function)
+#else
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq,avx512vpopcntdq")
+#endif
 
 namespace nq::avx512 {
 
@@ -118,8 +124,12 @@ void count_raw(const Subproblem* in, Tally* out, std::size_t size) {
 }
 }  // namespace nq::avx512
 
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
 #pragma GCC diagnostic pop
+#endif
 
 namespace nq {
 namespace {

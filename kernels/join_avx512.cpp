@@ -4,19 +4,37 @@
 // flag).
 #include <immintrin.h>
 
+// The standard headers of kernels/join/, included before the target region: the library's inline
+// functions must not be compiled for AVX-512 here, where the linker may pick them for every
+// caller (and clang refuses the region's attribute on a function already defined).
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <span>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "kernels/isa.hpp"
 #include "kernels/kernels.hpp"
 
-// GCC 12's AVX-512 headers trip -Wmaybe-uninitialized on their own _mm512_undefined_*
-// placeholders (GCC bug 105593, fixed in GCC 13), as in avx512.cpp.
+// The target region, GCC's or clang's. GCC 12's AVX-512 headers trip -Wmaybe-uninitialized on
+// their own _mm512_undefined_* placeholders (GCC bug 105593, fixed in GCC 13), as in avx512.cpp.
+#if defined(__clang__)
+#pragma clang attribute push(                                                                   \
+    __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx512vpopcntdq,avx512vbmi,gfni," \
+                          "bmi,bmi2,popcnt,lzcnt"))),                                           \
+    apply_to = function)
+#else
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq,avx512vpopcntdq", \
                    "avx512vbmi,gfni,bmi,bmi2,popcnt,lzcnt")
+#endif
 
 #define NQ_KERNEL_NAMESPACE join_avx512
 #define NQ_JOIN_AVX512 1
@@ -69,8 +87,12 @@ std::uint64_t sieve_cuts_avx512(std::span<const std::uint64_t> a, std::span<cons
 }  // namespace
 }  // namespace nq
 
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
 #pragma GCC diagnostic pop
+#endif
 
 namespace nq {
 namespace {

@@ -673,7 +673,7 @@ SimulatedDeal per_thread_dealer(const std::vector<TaskStat>& tasks, int ranks, i
   std::priority_queue<Event, std::vector<Event>, std::greater<>> done;
   for (std::size_t b = 0; b < kDealerBatchesHeld; ++b)
     for (int k = 0; k < ranks; ++k) done.push({0.0, k});
-  double server_free = 0, serving = 0;
+  double server_free = 0;
   while (!done.empty()) {
     const auto [t, k] = done.top();
     done.pop();
@@ -683,7 +683,6 @@ SimulatedDeal per_thread_dealer(const std::vector<TaskStat>& tasks, int ranks, i
       start = std::max(t, server_free);
       r.longest_wait = std::max(r.longest_wait, start - t);
       server_free = start + root_seconds;
-      serving += root_seconds;
       start = server_free;
       r.makespan = std::max(r.makespan, start);
     }
