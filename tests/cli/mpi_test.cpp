@@ -21,24 +21,23 @@ namespace {
 
 using namespace nq::test;  // nqcount, shell, Outcome, read_file, temp_path, ...
 
+// What every run here is started with: Open MPI as root (the test machines), and no leak report
+// at exit (Open MPI's own allocations, in the sanitizer builds).
+#define MPI_ENV \
+  "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0 "
+
 // As root, mpirun needs the two OMPI_ALLOW variables; --bind-to none lets TBB in a rank use
 // more than one core; Open MPI's own allocations are not ours to leak-check.
 // `mpirun_options` go to mpirun itself (e.g. -q).
 Outcome mpi(int ranks, const std::string& args, const std::string& mpirun_options = "") {
-  return shell(
-      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-      "ASAN_OPTIONS=detect_leaks=0 " MPIEXEC " " +
-      mpirun_options + " --oversubscribe --bind-to none -np " + std::to_string(ranks) +
-      " " NQCOUNT_MPI_BIN " " + args);
+  return shell(MPI_ENV MPIEXEC " " + mpirun_options + " --oversubscribe --bind-to none -np " +
+               std::to_string(ranks) + " " NQCOUNT_MPI_BIN " " + args);
 }
 
 // One rank started without mpirun (MPI's singleton start): the same checks of the command line
 // as under mpirun -np 1, without mpirun's second or two of start-up.
 Outcome singleton(const std::string& args) {
-  return shell(
-      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-      "ASAN_OPTIONS=detect_leaks=0 " NQCOUNT_MPI_BIN " " +
-      args);
+  return shell(MPI_ENV NQCOUNT_MPI_BIN " " + args);
 }
 
 void expect_same_counts(const std::string& mpi_json, const std::string& plain_json) {
@@ -78,11 +77,10 @@ TEST(Mpi, EightRanksOversubscribedCountLikeNqcount) {
 }
 
 TEST(Mpi, SyntheticModeReportsTheRootsThroughput) {
-  const Outcome r = shell(
-      "NQCOUNT_MPI_SYNTHETIC=1 OMPI_ALLOW_RUN_AS_ROOT=1 "
-      "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0 " MPIEXEC
-      " --oversubscribe --bind-to none -np 4 -x NQCOUNT_MPI_SYNTHETIC " NQCOUNT_MPI_BIN
-      " --n 12 --threads 1");
+  const Outcome r =
+      shell("NQCOUNT_MPI_SYNTHETIC=1 " MPI_ENV MPIEXEC
+            " --oversubscribe --bind-to none -np 4 -x NQCOUNT_MPI_SYNTHETIC " NQCOUNT_MPI_BIN
+            " --n 12 --threads 1");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   const Outcome plain = nqcount("--n 12 --json");
@@ -159,12 +157,10 @@ TEST(Mpi, AFailedCrossCheckStopsTheRunWithExitOne) {
   const Outcome r = mpi(2, "--n 12 --kernel join --cross-check 1 --checkpoint " + journal);
   ASSERT_EQ(r.status, 0) << r.err;  // the real second kernel agrees
   std::filesystem::remove(journal);
-  const Outcome bad = shell(
-      "NQ_TEST_CROSS_CHECK_KERNEL=reference OMPI_ALLOW_RUN_AS_ROOT=1 "
-      "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0 " MPIEXEC
-      " --oversubscribe --bind-to none -np 2 " NQCOUNT_MPI_TESTING_BIN
-      " --n 12 --kernel join --cross-check 1 --checkpoint " +
-      journal);
+  const Outcome bad = shell("NQ_TEST_CROSS_CHECK_KERNEL=reference " MPI_ENV MPIEXEC
+                            " --oversubscribe --bind-to none -np 2 " NQCOUNT_MPI_TESTING_BIN
+                            " --n 12 --kernel join --cross-check 1 --checkpoint " +
+                            journal);
   EXPECT_EQ(bad.status, 1) << bad.err;
   EXPECT_NE(bad.err.find("nqcount: error: cross-check failed: subproblem "), std::string::npos)
       << bad.err;
@@ -241,8 +237,7 @@ Outcome interrupted_run(const std::string& journal, const char* sig, const char*
   const std::string script =
       // Eight ranks on two loaded cores may not see rank 0 scheduled within Open MPI's default
       // second between its SIGTERM and SIGKILL; what rank 0 does in it is the same given three.
-      "OMPI_MCA_odls_base_sigkill_timeout=3 OMPI_ALLOW_RUN_AS_ROOT=1 "
-      "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0 " MPIEXEC
+      "OMPI_MCA_odls_base_sigkill_timeout=3 " MPI_ENV MPIEXEC
       " --oversubscribe --bind-to none -np " +
       std::to_string(ranks) + " " NQCOUNT_MPI_BIN " --n " + std::to_string(n) + " --kernel " +
       kernel + " --threads 1 --checkpoint " + journal + " --checkpoint-every 1 >/dev/null 2>" +
@@ -341,9 +336,8 @@ Outcome sbatch(const std::string& dir, const std::string& env, bool terminate) {
   write_executable(dir + "/bin/scontrol", "#!/bin/bash\necho \"$@\" >> " + dir + "/scontrol.log\n");
   const std::string run =
       "cd " + dir + " && PATH=" + dir +
-      "/bin:$PATH OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-      "ASAN_OPTIONS=detect_leaks=0 NQ_BIN=" NQCOUNT_MPI_BIN " SLURM_SUBMIT_DIR=" +
-      dir + " SLURM_JOB_ID=4242 " + env + " exec " NQ_SOURCE_DIR "/scripts/slurm/nqcount.sbatch";
+      "/bin:$PATH " MPI_ENV "NQ_BIN=" NQCOUNT_MPI_BIN " SLURM_SUBMIT_DIR=" + dir +
+      " SLURM_JOB_ID=4242 " + env + " exec " NQ_SOURCE_DIR "/scripts/slurm/nqcount.sbatch";
   if (!terminate) return shell(run + " > " + dir + "/job.out");
   // As Slurm's --signal=B:TERM does: SIGTERM to the batch shell while the step runs.
   const Outcome r = shell("bash -c '" + run + " > " + dir +
@@ -385,12 +379,11 @@ TEST(SlowSlurmScript, ThreadsFromSlurmCheckpointOnSharedStorageAndRequeueOnTimeo
 
 TEST(Mpi, SlurmScriptRunsTheSameCommandLineUnderMpirunAndRefusesBadSettings) {
   const std::string dir = temp_dir("slurm-mpirun");
-  const Outcome r =
-      shell("cd " + dir +
-            " && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-            "ASAN_OPTIONS=detect_leaks=0 NQ_LAUNCHER=mpirun NQ_N=12 SLURM_CPUS_PER_TASK=1 "
-            "NQ_BIN=" NQCOUNT_MPI_BIN " SLURM_SUBMIT_DIR=" +
-            dir + " " NQ_SOURCE_DIR "/scripts/slurm/nqcount.sbatch");
+  const Outcome r = shell("cd " + dir +
+                          " && " MPI_ENV
+                          "NQ_LAUNCHER=mpirun NQ_N=12 SLURM_CPUS_PER_TASK=1 "
+                          "NQ_BIN=" NQCOUNT_MPI_BIN " SLURM_SUBMIT_DIR=" +
+                          dir + " " NQ_SOURCE_DIR "/scripts/slurm/nqcount.sbatch");
   ASSERT_EQ(r.status, 0) << r.err << r.out;
   const auto j = nlohmann::json::parse(read_file(dir + "/nqcount-n12.json"));
   EXPECT_GE(j["ranks"].get<int>(), 1);
