@@ -480,6 +480,8 @@ TEST(JoinKernel, ChunkedHalvesAndMovedBottomsCountTheSame) {
     std::vector<Tally> plain(subs.size());
     test_support::set_join_limits(0, 0);
     detail::join_ops_scalar().count(subs, plain);
+    std::vector<std::uint64_t> searched(subs.size());
+    for (std::size_t i = 0; i < subs.size(); ++i) searched[i] = count_one_scalar(subs[i]).solutions;
     for (const Limits limits : {Limits{1, 1}, Limits{16, 4}, Limits{64, 16}, Limits{200, 1000}}) {
       test_support::set_join_limits(limits.chunk, limits.parts);
       const std::string what = "n=" + std::to_string(n) + " chunk " + std::to_string(limits.chunk) +
@@ -488,7 +490,7 @@ TEST(JoinKernel, ChunkedHalvesAndMovedBottomsCountTheSame) {
       detail::join_ops_scalar().count(subs, got);
       for (std::size_t i = 0; i < subs.size(); ++i) {
         ASSERT_EQ(got[i].solutions, plain[i].solutions) << what << " subproblem " << i;
-        ASSERT_EQ(got[i].solutions, count_one_scalar(subs[i]).solutions) << what;
+        ASSERT_EQ(got[i].solutions, searched[i]) << what;
       }
       if (test_support::join_avx512()) {
         test_support::join_avx512()->count(subs, got);
