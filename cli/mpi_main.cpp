@@ -17,7 +17,6 @@
 // only once both counts agree, so a resumed run counts an unchecked one again.
 #include <mpi.h>
 
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -451,30 +450,8 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
 int run(int argc, char** argv, int rank, int ranks) {
   Args all;
   CountArgs& args = all.count;
-  CLI::App app{std::string("nqcount-mpi: ") + kNqcountMpiAbout + ". " + kNqcountMpiDetail,
-               "nqcount-mpi"};
-  app.set_version_flag("--version", NQ_VERSION);  // project(VERSION) in CMakeLists.txt
-  const std::vector<OptionRow> rows = option_table(all);
-  for (const auto& row : rows)
-    if (std::strcmp(row.command, kMpiCommand) == 0) add_option_row(app, row);
-  std::vector<std::string> words(argv + 1, argv + argc);
-  if (!words.empty() && words.front() == "count") words.erase(words.begin());
-  std::reverse(words.begin(), words.end());  // CLI11 takes a vector in reverse order
-  int status = 0;
-  try {
-    app.parse(words);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) {
-      if (rank == 0) app.exit(e);
-      return 0;
-    }
-    std::string what = e.what();
-    std::replace(what.begin(), what.end(), '\n', ' ');
-    if (rank == 0) print_error(what);
-    return 2;
-  }
-  args.argv.assign(argv, argv + argc);
-  args.given = given_options(app, rows, "count");
+  if (const auto done = read_mpi_command_line(argc, argv, NQ_VERSION, rank == 0, all))
+    return *done;  // NQ_VERSION: project(VERSION) in CMakeLists.txt
   if (const std::string bad = count_args_error(args, true); !bad.empty()) {
     if (rank == 0) print_error(bad);
     return 2;
@@ -511,6 +488,7 @@ int run(int argc, char** argv, int rank, int ranks) {
     return !too_large;
   };
   auto plan = make_plan(config, control);
+  int status = 0;
   if (plan.ok() && too_large) plan = *too_large;
   if (plan.ok() && plan->stopped) plan = Error{""};  // a signal: the status says it
   if (!plan.ok()) status = SignalScope::received() ? SignalScope::exit_status() : 2;

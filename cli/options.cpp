@@ -1,14 +1,20 @@
 #include "cli/options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <map>
 #include <sstream>
 #include <type_traits>
 
 #include "base/types.hpp"
+#include "cli/commands/commands.hpp"
 #include "cli/io/numbers.hpp"
+#include "cli/io/output.hpp"
 #include "engine/algebra/dp.hpp"
 #include "engine/algebra/orbits.hpp"
 #include "engine/count/count.hpp"
@@ -420,14 +426,8 @@ CLI::Validator decimal_validator(bool fraction) {
       "");
 }
 
-}  // namespace
-
-std::string long_flag(const char* flags) {
-  const std::string all = flags;
-  const auto comma = all.rfind(',');
-  return comma == std::string::npos ? all : all.substr(comma + 1);
-}
-
+// The long names of `command`'s options that the parsed `app` saw (for refusing options that
+// do not apply).
 std::set<std::string> given_options(const CLI::App& app, const std::vector<OptionRow>& rows,
                                     const std::string& command) {
   std::set<std::string> given;
@@ -439,6 +439,7 @@ std::set<std::string> given_options(const CLI::App& app, const std::vector<Optio
   return given;
 }
 
+// Adds one row to a CLI11 app: the flag, its help, its range or choices.
 void add_option_row(CLI::App& app, const OptionRow& row) {
   CLI::Option* opt = std::visit(
       [&](auto* target) -> CLI::Option* {
@@ -478,6 +479,133 @@ void add_option_row(CLI::App& app, const OptionRow& row) {
   }
   if (!row.choices.empty()) opt->check(CLI::IsMember(row.choices));
   if (row.required) opt->required();
+}
+
+bool is_command(const std::string& word) {
+  for (const auto& c : commands())
+    if (word == c.name) return true;
+  return false;
+}
+
+// The message for arguments that no option took (CLI11 lists them in reverse): an option of
+// another command is named as not applying to this one ("--threads does not apply to table"),
+// anything else is listed in the order typed.
+std::string extras_message(const CLI::App& app, const std::map<std::string, CLI::App*>& subs,
+                           const std::vector<OptionRow>& rows,
+                           const std::vector<std::string>& typed) {
+  std::multiset<std::string> left;
+  for (const std::string& word : app.remaining(true)) left.insert(word);
+  std::vector<std::string> extras;  // in the order typed
+  for (const std::string& word : typed)
+    if (const auto it = left.find(word); it != left.end()) {
+      extras.push_back(word);
+      left.erase(it);
+    }
+  std::string command;
+  for (const auto& [name, sub] : subs)
+    if (sub->parsed()) command = name;
+  if (!extras.empty() && !command.empty()) {
+    const std::string& first = extras.front();
+    const std::string option = first.substr(0, first.find('='));
+    for (const OptionRow& row : rows)
+      if (option.size() > 1 && option[0] == '-' && row.command != command &&
+          (option == long_flag(row.flags) ||
+           ("," + std::string(row.flags) + ",").find("," + option + ",") != std::string::npos))
+        return option + " does not apply to " + command + " (see 'nqcount " + command + " --help')";
+  }
+  std::string message = extras.size() > 1 ? "The following arguments were not expected:"
+                                          : "The following argument was not expected:";
+  for (const std::string& word : extras) message += " " + word;
+  return message;
+}
+
+// A parse error's text without CLI11's trailing newline (print_error writes what the user typed
+// on one line, control characters included).
+std::string trimmed(std::string what) {
+  while (!what.empty() && (what.back() == '\n' || what.back() == ' ')) what.pop_back();
+  return what;
+}
+
+}  // namespace
+
+CommandLine read_command_line(int argc, char** argv, const char* version, Args& args) {
+  CLI::App app{std::string("nqcount: ") + kNqcountAbout +
+                   ".\nRun 'nqcount COMMAND --help' for a command's options.",
+               "nqcount"};
+  app.set_version_flag("--version", version);
+  app.require_subcommand(1);
+  std::map<std::string, CLI::App*> subs;
+  for (const auto& c : commands()) subs[c.name] = app.add_subcommand(c.name, c.help);
+  const std::vector<OptionRow> rows = option_table(args);
+  for (const auto& row : rows) add_option_row(*subs.at(row.command), row);
+
+  std::vector<std::string> words(argv + 1, argv + argc);
+  if (words.empty()) {
+    print_error("no arguments; try 'nqcount --n 12' or 'nqcount --help'");
+    return {"", 2};
+  }
+  const std::string& first = words.front();
+  if (!is_command(first) && first != "-h" && first != "--help" && first != "--version")
+    words.insert(words.begin(), "count");
+  const std::vector<std::string> typed = words;
+  std::reverse(words.begin(), words.end());  // CLI11 takes a vector in reverse order
+  try {
+    app.parse(words);
+  } catch (const CLI::CallForHelp& e) {
+    return {"", app.exit(e)};
+  } catch (const CLI::CallForAllHelp& e) {
+    return {"", app.exit(e)};
+  } catch (const CLI::CallForVersion& e) {
+    // Printed here, not by app.exit (whose std::endl flushes early and loses the errno).
+    std::printf("%s\n", e.what());
+    return {"", 0};
+  } catch (const CLI::ExtrasError&) {
+    print_error(extras_message(app, subs, rows, typed));
+    return {"", 2};
+  } catch (const CLI::ParseError& e) {
+    print_error(trimmed(e.what()));
+    return {"", 2};
+  }
+  args.count.argv.assign(argv, argv + argc);  // for the "resume with" hint
+  args.count.given = given_options(*subs["count"], rows, "count");
+  args.solve.given = given_options(*subs["solve"], rows, "solve");
+  for (const auto& [name, sub] : subs)
+    if (sub->parsed()) return {name, 0};
+  return {"", 2};
+}
+
+std::optional<int> read_mpi_command_line(int argc, char** argv, const char* version, bool speak,
+                                         Args& args) {
+  CLI::App app{std::string("nqcount-mpi: ") + kNqcountMpiAbout + ". " + kNqcountMpiDetail,
+               "nqcount-mpi"};
+  app.set_version_flag("--version", version);
+  const std::vector<OptionRow> rows = option_table(args);
+  for (const auto& row : rows)
+    if (std::strcmp(row.command, kMpiCommand) == 0) add_option_row(app, row);
+  std::vector<std::string> words(argv + 1, argv + argc);
+  if (!words.empty() && words.front() == "count") words.erase(words.begin());
+  std::reverse(words.begin(), words.end());  // CLI11 takes a vector in reverse order
+  try {
+    app.parse(words);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) {
+      if (speak) app.exit(e);
+      return 0;
+    }
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    if (speak) print_error(what);
+    return 2;
+  }
+  args.count.argv.assign(argv, argv + argc);
+  args.count.given = given_options(app, rows, "count");
+  return std::nullopt;
+}
+
+std::string long_flag(const char* flags) {
+  const std::string all = flags;
+  const auto comma = all.rfind(',');
+  return comma == std::string::npos ? all : all.substr(comma + 1);
 }
 
 }  // namespace nq::cli

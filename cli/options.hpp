@@ -13,10 +13,6 @@
 
 #include "base/threads.hpp"
 
-namespace CLI {
-class App;
-}
-
 namespace nq::cli {
 
 // --threads accepts 1 to kMaxThreads (base/threads.hpp) in count, solve, topology and
@@ -173,13 +169,23 @@ struct OptionRow {
 std::vector<OptionRow> option_table(Args& args);
 // nqcount-mpi's options: the rows of this command (the man page and the completion say the same).
 inline constexpr const char* kMpiCommand = "count";
-// Adds one row to a CLI11 app: the flag, its help, its range or choices (nqcount, nqcount-mpi).
-void add_option_row(CLI::App& app, const OptionRow& row);
 // "--threads" of "-t,--threads".
 std::string long_flag(const char* flags);
-// The long names of `command`'s options that the parsed `app` saw (for refusing options that
-// do not apply).
-std::set<std::string> given_options(const CLI::App& app, const std::vector<OptionRow>& rows,
-                                    const std::string& command);
+
+// nqcount's command line, read by the table into `args` (CLI11 is compiled in options.cpp
+// only: its header alone takes seconds a source). `command` names the command to run; when it
+// is empty, exit with `status`: 0 once the help or the version is printed on standard output,
+// 2 once a usage error is said in one line on standard error. `count` is the default command.
+struct CommandLine {
+  std::string command;
+  int status = 0;
+};
+CommandLine read_command_line(int argc, char** argv, const char* version, Args& args);
+
+// nqcount-mpi's command line: `count`'s rows into `args.count` (a leading "count" is allowed).
+// Nothing when the count is to run; else the exit status, the help, the version or the usage
+// error printed only where `speak` (rank 0).
+std::optional<int> read_mpi_command_line(int argc, char** argv, const char* version, bool speak,
+                                         Args& args);
 
 }  // namespace nq::cli

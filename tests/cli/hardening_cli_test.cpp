@@ -335,9 +335,11 @@ TEST(HardeningCli, SignalsWhilePlanningExitWithinASecond) {
   expect_prompt_exit("--n 27 --kernel avx2 --threads 1", SIGINT, 500);
 }
 
-// n = 27 on every CPU (the join's plan, then its workers), n = 32 on one (the backtracking plan).
+// On one thread: n = 27 (the join's plan, then its worker), n = 32 (the backtracking plan). Many
+// workers' cancel is SignalsWhilePlanning's n = 27 and the n = 28 join count interrupted in
+// estimate_cli_test (FrontierCountStartsAndCtrlC...).
 TEST(SlowHardeningCli, SigintAt1And3And10SecondsExitsWithinASecond) {
-  for (const char* args : {"--n 27", "--n 32 --threads 1"})
+  for (const char* args : {"--n 27 --threads 1", "--n 32 --threads 1"})
     for (const int ms : {1000, 3000, 10000}) expect_prompt_exit(args, SIGINT, ms);
 }
 
