@@ -463,7 +463,7 @@ void add_option_row(CLI::App& app, const OptionRow& row) {
       row.target);
   if (row.range) {  // a real number's bounds are compared as reals (0.5 is in [0, 1])
     if (std::holds_alternative<double*>(row.target)) {
-      // Plain variables, not a structured binding: clang 14 (the fuzz build) cannot capture one.
+      // Plain variables, not a structured binding: clang 14 cannot capture one.
       const auto low = row.range->first, high = row.range->second;
       opt->check(CLI::Validator(
           [low, high](std::string& text) -> std::string {
