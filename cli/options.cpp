@@ -4,10 +4,11 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <type_traits>
 

@@ -61,6 +61,15 @@ nq_build() {
   cmake --build "$dir" -j "$(nproc)" >&2 || return 1
 }
 
+# nq_clang_tree DIR: removes the build tree DIR if an older script configured it with another
+# compiler than clang (the sanitizer builds use clang's sanitizers), so that it is made anew.
+nq_clang_tree() {
+  if [ -f "$1/CMakeCache.txt" ] && ! grep -q '^CMAKE_CXX_COMPILER:.*clang' "$1/CMakeCache.txt"; then
+    echo "nqcount: $1 was configured for another compiler: made anew with clang" >&2
+    rm -rf "$1"
+  fi
+}
+
 # nq_address_tree: configures (once) build-asan/, the address build: AddressSanitizer and UBSan
 # (-DNQ_SANITIZE=ON), the fuzz targets beside the tests (-DNQ_FUZZ=ON), clang, and lld where it is
 # installed (a test program links in a third of GNU ld's time). A tree that an older script
@@ -68,10 +77,7 @@ nq_build() {
 nq_address_tree() {
   local dir=$NQ_ROOT/build-asan lld=()
   command -v ld.lld >/dev/null && lld=(-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld)
-  if [ -f "$dir/CMakeCache.txt" ] && ! grep -q '^CMAKE_CXX_COMPILER:.*clang' "$dir/CMakeCache.txt"; then
-    echo "nqcount: $dir was configured for another compiler: made anew with clang" >&2
-    rm -rf "$dir"
-  fi
+  nq_clang_tree "$dir"
   if [ ! -f "$dir/CMakeCache.txt" ] || ! grep -q '^NQ_FUZZ:BOOL=ON' "$dir/CMakeCache.txt"; then
     CXX=clang++ cmake -S "$NQ_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DNQ_SANITIZE=ON \
       -DNQ_FUZZ=ON -DNQ_BUILD_PERF=OFF "${lld[@]}" >&2 || return 1
