@@ -233,6 +233,49 @@ SignatureKey signature_key(const Signature& s) {
   return x;
 }
 
+std::size_t signature_key_size(int n) {
+  return n < 3 ? 0 : 6 * static_cast<std::size_t>(n - 2);
+}
+
+namespace {
+
+// One sequence of triples flattened into out[0 .. 3(n-2)) (q[0..n) the rows along it), then
+// made the lesser of itself and its reverse, as sequence_key does.
+void sequence_key_into(const int* q, int n, std::int64_t* out) {
+  const std::size_t len = 3 * static_cast<std::size_t>(n - 2);
+  for (int i = 0; i + 2 < n; ++i) {
+    const std::int64_t a = q[i], b = q[i + 1], c = q[i + 2];
+    out[3 * i] = 1 + (b - a) * (b - a);
+    out[3 * i + 1] = std::llabs(c - 2 * b + a);
+    out[3 * i + 2] = 1 + (c - b) * (c - b);
+  }
+  for (std::size_t i = 0; i < len / 2; ++i)
+    if (out[i] != out[len - 1 - i]) {
+      if (out[len - 1 - i] < out[i]) std::reverse(out, out + len);
+      break;
+    }
+}
+
+}  // namespace
+
+void signature_key_into(const int* p, int n, std::int64_t* out) {
+  if (n < 3) return;
+  int small[64];
+  std::vector<int> big;
+  int* inv = small;
+  if (n > 64) {
+    big.resize(static_cast<std::size_t>(n));
+    inv = big.data();
+  }
+  for (int i = 0; i < n; ++i) inv[p[i]] = i;
+  const std::size_t half = 3 * static_cast<std::size_t>(n - 2);
+  std::int64_t* x = out;
+  std::int64_t* y = out + half;
+  sequence_key_into(p, n, x);
+  sequence_key_into(inv, n, y);
+  if (std::lexicographical_compare(y, y + half, x, x + half)) std::swap_ranges(x, x + half, y);
+}
+
 bool same_signature(const Signature& a, const Signature& b) {
   return signature_key(a) == signature_key(b);
 }

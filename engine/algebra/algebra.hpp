@@ -101,6 +101,10 @@ Signature signature(const Perm& p);
 // representative of that equivalence class, so equal signatures have equal keys.
 using SignatureKey = std::vector<std::int64_t>;
 SignatureKey signature_key(const Signature& s);
+// The same key straight from p, without building the signature or allocating: written to
+// out[0 .. signature_key_size(n)). For checks that take the key of many permutations.
+std::size_t signature_key_size(int n);
+void signature_key_into(const int* p, int n, std::int64_t* out);
 bool same_signature(const Signature& a, const Signature& b);
 
 // The paper's operators, in its coordinates doubled so that they are integers: a half-integer

@@ -292,14 +292,25 @@ SignatureCheck check_signatures(const std::vector<Orbit>& orbits) {
   // hashes are then compared exactly, which tells a true collision from a hash clash.
   std::vector<std::pair<std::uint64_t, std::size_t>> hashed(orbits.size());
   std::vector<char> invariant(orbits.size(), 1);
-  tbb::parallel_for(std::size_t{0}, orbits.size(), [&](std::size_t k) {
-    const Perm& p = orbits[k].canonical;
-    const SignatureKey key = signature_key(signature(p));
-    for (PermOp op : kAllPermOps)
-      if (signature_key(signature(apply_op(op, p))) != key) invariant[k] = 0;
-    std::uint64_t h = key.size();
-    for (std::int64_t v : key) h = mix(h, static_cast<std::uint64_t>(v));
-    hashed[k] = {h, k};
+  // Nine keys an orbit (its canonical form and the eight images): each made in a buffer of the
+  // task's own, without allocating (1.8 million orbits at n = 16).
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, orbits.size()), [&](const auto& range) {
+    std::vector<std::int64_t> key, image_key;
+    for (std::size_t k = range.begin(); k != range.end(); ++k) {
+      const Perm& p = orbits[k].canonical;
+      const int n = static_cast<int>(p.size());
+      key.resize(signature_key_size(n));
+      image_key.resize(key.size());
+      signature_key_into(p.data(), n, key.data());
+      for (PermOp op : kAllPermOps) {
+        const Perm image = apply_op(op, p);
+        signature_key_into(image.data(), n, image_key.data());
+        if (image_key != key) invariant[k] = 0;
+      }
+      std::uint64_t h = key.size();
+      for (std::int64_t v : key) h = mix(h, static_cast<std::uint64_t>(v));
+      hashed[k] = {h, k};
+    }
   });
   for (std::size_t k = 0; k < orbits.size(); ++k)
     if (!invariant[k]) check.not_invariant.push_back(k);
@@ -307,6 +318,11 @@ SignatureCheck check_signatures(const std::vector<Orbit>& orbits) {
   for (std::size_t a = 0; a < hashed.size();) {
     std::size_t b = a + 1;
     while (b < hashed.size() && hashed[b].first == hashed[a].first) ++b;
+    if (b == a + 1) {  // a hash of its own: a signature of its own
+      ++check.distinct;
+      a = b;
+      continue;
+    }
     // Within a run of equal hashes: group by exact key.
     std::vector<std::pair<SignatureKey, std::size_t>> run;
     for (std::size_t i = a; i < b; ++i)

@@ -258,6 +258,34 @@ TEST(Signature, SeparatesOrbitsUpTo12) {
   }
 }
 
+// The key made in place (check_signatures' form) is the key of the built signature: for every
+// member of every orbit to n = 9, and for random permutations on both sides of the 64 rows that
+// the inverse keeps on the stack.
+TEST(Signature, KeyMadeInPlaceIsTheKeyOfTheSignature) {
+  auto in_place = [](const Perm& p) {
+    SignatureKey key(signature_key_size(static_cast<int>(p.size())));
+    signature_key_into(p.data(), static_cast<int>(p.size()), key.data());
+    return key;
+  };
+  for (int n = 1; n <= 9; ++n) {
+    const auto orbits = enumerate_orbits(n);
+    ASSERT_TRUE(orbits.ok());
+    for (const Orbit& o : *orbits)
+      for (PermOp op : kAllPermOps) {
+        const Perm q = apply_op(op, o.canonical);
+        EXPECT_EQ(in_place(q), signature_key(signature(q))) << n;
+      }
+  }
+  std::mt19937 rng(13);
+  for (int n : {3, 4, 5, 63, 64, 65, 200})
+    for (int trial = 0; trial < 20; ++trial) {
+      const Perm p = random_perm(n, rng);
+      const SignatureKey key = in_place(p);
+      ASSERT_EQ(key.size(), n < 3 ? 0u : 6u * (n - 2));
+      EXPECT_EQ(key, signature_key(signature(p))) << n;
+    }
+}
+
 TEST(Signature, ACollisionIsReported) {
   // Two members of one orbit passed off as two orbits: the check must name the pair.
   const Perm p = one_based({1, 5, 8, 6, 3, 7, 2, 4});
