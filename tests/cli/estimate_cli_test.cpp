@@ -246,7 +246,11 @@ TEST(SlowEstimateCli, FrontierCountStartsAndCtrlCLeavesACheckpoint) {
   while (!std::filesystem::exists(journal) && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ASSERT_TRUE(std::filesystem::exists(journal));
-  std::this_thread::sleep_for(std::chrono::seconds(12));  // a progress line every 5 s to a file
+  // Interrupted once a progress line (every 5 s to a file) shows an ETA, in years on two threads.
+  const auto counting = std::chrono::steady_clock::now();
+  while (read_file(errfile).find("y  ") == std::string::npos &&
+         std::chrono::steady_clock::now() - counting < std::chrono::seconds(90))
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   const auto signalled = std::chrono::steady_clock::now();
   kill(pid, SIGINT);
   int st = 0;
