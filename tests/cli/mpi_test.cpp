@@ -1,6 +1,7 @@
 // nqcount-mpi under mpirun on this machine: the same counts as nqcount at 2 and 3 ranks, and
 // checkpoints that either program resumes. Built only when MPI is found.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "engine/count/journal.hpp"
 #include "engine/count/known.hpp"
 #include "engine/count/plan.hpp"
+#include "kernels/kernels.hpp"
 #include "tests/cli_runner.hpp"
 
 namespace {
@@ -228,23 +230,28 @@ TEST(Mpi, BadInputAndForeignJournalsExitTwo) {
   EXPECT_NE(r.err.find("nqcount: error: checkpoint"), std::string::npos) << r.err;
 }
 
-// Starts an n = 16 count (scalar kernel, one thread a rank: a few seconds) on three ranks in
-// the background, and a second after its journal appears sends `sig` to the
-// ranks (mpirun's children) named by `which`: "all" (as Slurm signals every task) or "worker" (the
+// Starts an n-count (the scalar kernel by default, one thread a rank) on `ranks` ranks in the
+// background, all on one CPU (taskset), so that on any machine it is still counting when the
+// signal comes; half a second after its journal holds a record, sends `sig` to the ranks
+// (mpirun's children) named by `which`: "all" (as Slurm signals every task) or "worker" (the
 // last rank). Returns mpirun's status and stderr.
 Outcome interrupted_run(const std::string& journal, const char* sig, const char* which, int n,
                         const std::string& kernel = "scalar", int ranks = 3) {
   const std::string err = temp_path("interrupted.err");
   const std::string kill =
       std::string("kill -") + sig + (std::string(which) == "all" ? " $p; " : " ${p##* }; ");
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  int cpu = 0;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+    while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &allowed)) ++cpu;
   const std::string script =
       // Eight ranks on two loaded cores may not see rank 0 scheduled within Open MPI's default
       // second between its SIGTERM and SIGKILL; what rank 0 does in it is the same given three.
-      "OMPI_MCA_odls_base_sigkill_timeout=3 " MPI_ENV MPIEXEC
-      " --oversubscribe --bind-to none -np " +
-      std::to_string(ranks) + " " NQCOUNT_MPI_BIN " --n " + std::to_string(n) + " --kernel " +
-      kernel + " --threads 1 --checkpoint " + journal + " --checkpoint-every 1 >/dev/null 2>" +
-      err +
+      "OMPI_MCA_odls_base_sigkill_timeout=3 " MPI_ENV "taskset -c " + std::to_string(cpu) +
+      " " MPIEXEC " --oversubscribe --bind-to none -np " + std::to_string(ranks) +
+      " " NQCOUNT_MPI_BIN " --n " + std::to_string(n) + " --kernel " + kernel +
+      " --threads 1 --checkpoint " + journal + " --checkpoint-every 1 >/dev/null 2>" + err +
       " & m=$!; "
       // Stopped once the journal holds a record (past its 64-byte header), so that a resume has
       // work to take back however slowly the first batches come (a loaded machine).
@@ -257,13 +264,21 @@ Outcome interrupted_run(const std::string& journal, const char* sig, const char*
   return {std::atoi(r.out.c_str()), r.out, read_file(err)};
 }
 
+// The fastest backtracking kernel this CPU runs. The backtracking kernels share one plan, so a
+// scalar run's journal resumes on it: the rest counted in half the time or less.
+std::string fastest_backtracking_kernel() {
+  for (const char* name : {"avx512", "avx2"})
+    if (const nq::Kernel* k = nq::find_kernel(name); k != nullptr && k->supported()) return name;
+  return "scalar";
+}
+
 TEST(SlowMpi, SigtermCheckpointsExits143AndResumesExactly) {
   const std::string journal = temp_path("n17-term.ckpt");
   const Outcome stopped = interrupted_run(journal, "TERM", "all", 17);
   EXPECT_EQ(stopped.status, 143) << stopped.err;
   EXPECT_NE(stopped.err.find("resume with: mpirun"), std::string::npos) << stopped.err;
-  const Outcome resumed =
-      mpi(2, "--n 17 --kernel scalar --threads 1 --json --verify --checkpoint " + journal);
+  const Outcome resumed = mpi(2, "--n 17 --kernel " + fastest_backtracking_kernel() +
+                                     " --threads 1 --json --verify --checkpoint " + journal);
   ASSERT_EQ(resumed.status, 0) << resumed.err;
   const auto j = nlohmann::json::parse(resumed.out);
   EXPECT_EQ(j["verified"], true);
@@ -276,8 +291,8 @@ TEST(SlowMpi, AKilledWorkerEndsTheJobAndTheJournalFinishesIt) {
   EXPECT_NE(stopped.status, 0) << stopped.err;
   EXPECT_NE(stopped.err.find("no ULFM"), std::string::npos) << stopped.err;
   EXPECT_NE(stopped.err.find("resume with: mpirun"), std::string::npos) << stopped.err;
-  const Outcome resumed =
-      mpi(2, "--n 17 --kernel scalar --threads 1 --json --verify --checkpoint " + journal);
+  const Outcome resumed = mpi(2, "--n 17 --kernel " + fastest_backtracking_kernel() +
+                                     " --threads 1 --json --verify --checkpoint " + journal);
   ASSERT_EQ(resumed.status, 0) << stopped.err << resumed.err;
   const auto j = nlohmann::json::parse(resumed.out);
   EXPECT_EQ(j["verified"], true);
@@ -303,13 +318,13 @@ TEST(SlowMpi, EightRanksCountEighteenAndNineteenLikeTheTable) {
 // check: with eight ranks on two loaded cores, mpirun may end the job before it has forwarded
 // rank 0's last lines.)
 TEST(SlowMpi, AKilledRankOfAJoinCountRestartsOnOtherRanksExactly) {
-  const std::string journal = temp_path("n20-kill.ckpt");
-  const Outcome stopped = interrupted_run(journal, "KILL", "worker", 20, "join", 8);
+  const std::string journal = temp_path("n19-kill.ckpt");
+  const Outcome stopped = interrupted_run(journal, "KILL", "worker", 19, "join", 8);
   EXPECT_NE(stopped.status, 0) << stopped.err;
-  const Outcome resumed = mpi(3, "--n 20 --kernel join --threads 1 --json --checkpoint " + journal);
+  const Outcome resumed = mpi(3, "--n 19 --kernel join --threads 1 --json --checkpoint " + journal);
   ASSERT_EQ(resumed.status, 0) << stopped.err << resumed.err;
   const auto j = nlohmann::json::parse(resumed.out);
-  EXPECT_EQ(j["total"], nq::known_value(20)->total);
+  EXPECT_EQ(j["total"], nq::known_value(19)->total);
   EXPECT_GT(j["subproblems_resumed"].get<std::uint64_t>(), 0u);
 }
 
