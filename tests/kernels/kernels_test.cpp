@@ -408,11 +408,13 @@ TEST(SlowJoinPairs, DeepSievesMatchSubsetSums) {
 }
 
 // Slow: whole counts large enough to refill, flush and steal for seconds: n = 16 against the
-// scalar kernel's nodes, n = 17 (the 64-bit lanes) against the table.
+// scalar kernel's nodes, n = 17 (the 64-bit lanes) against the table. The scalar search has one
+// word width for every n, so it counts n = 16 only (its n = 17 took ten seconds of CPU).
 class SlowKernelTest : public KernelTest {};
 
 TEST_P(SlowKernelTest, WholeCountsMatchTheTableAndScalarNodes) {
   for (int n : {16, 17}) {
+    if (n == 17 && GetParam() == "scalar") continue;
     CountConfig c;
     c.n = n;
     c.threads = 2;
