@@ -101,8 +101,9 @@ Signature signature(const Perm& p);
 // representative of that equivalence class, so equal signatures have equal keys.
 using SignatureKey = std::vector<std::int64_t>;
 SignatureKey signature_key(const Signature& s);
-// The same key straight from p, without building the signature or allocating: written to
-// out[0 .. signature_key_size(n)). For checks that take the key of many permutations.
+// The same key straight from p, without building the signature (nothing allocated up to
+// n = 64): written to out[0 .. signature_key_size(n)). For checks that take the key of many
+// permutations.
 std::size_t signature_key_size(int n);
 void signature_key_into(const int* p, int n, std::int64_t* out);
 bool same_signature(const Signature& a, const Signature& b);

@@ -292,8 +292,8 @@ SignatureCheck check_signatures(const std::vector<Orbit>& orbits) {
   // hashes are then compared exactly, which tells a true collision from a hash clash.
   std::vector<std::pair<std::uint64_t, std::size_t>> hashed(orbits.size());
   std::vector<char> invariant(orbits.size(), 1);
-  // Nine keys an orbit (its canonical form and the eight images): each made in a buffer of the
-  // task's own, without allocating (1.8 million orbits at n = 16).
+  // Nine keys an orbit (its canonical form and the eight images), each made in place in a
+  // buffer of the task's own (1.8 million orbits at n = 16).
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, orbits.size()), [&](const auto& range) {
     std::vector<std::int64_t> key, image_key;
     for (std::size_t k = range.begin(); k != range.end(); ++k) {
