@@ -241,24 +241,37 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
     const Subproblem s = detail::rowsplit_subproblem(n, key);
     // In a count the kernel comes to a subproblem from its neighbour in plan order: it mostly
     // reuses the neighbour's bottom parts, and finds the pairing's scratch in cache, warm from
-    // the neighbour's last chunk pair. So the neighbour is counted first, untimed (one chunk
-    // pair of it: the whole of it below about n = 25), and the timed count sees what it would
-    // see in the run. Counted cold, the samples' time was 2 to 2.5 times the measured at n = 18
-    // and 20; after the neighbour's bottom parts alone, 13 to 17% above it at n = 21 (a
-    // subproblem takes about 2 ms there, and the pairing's scratch, evicted by the bottom
-    // parts, is megabytes).
-    for (std::uint64_t before = d.rank; before-- > 0 && before + 64 > d.rank;)
-      if (const detail::RowSplitKey k = detail::rowsplit_key(n, before); k.weight != 0) {
-        sample_join(detail::rowsplit_subproblem(n, k), 1, before, &thread_cpu_seconds);
-        break;
-      }
-    const JoinSample js =
-        sample_join(s, static_cast<std::uint64_t>(config.pieces),
-                    config.seed * 0x9e3779b97f4a7c15ull + d.rank, &thread_cpu_seconds);
+    // the neighbour's last chunk pair. So the neighbour is counted first, untimed, and the timed
+    // count sees what it would see in the run. Counted cold, the samples' time was 2 to 2.5
+    // times the measured at n = 18 and 20; after the neighbour's bottom parts alone, 13 to 17%
+    // above it at n = 21 (a subproblem takes about 2 ms there, and the pairing's scratch,
+    // evicted by the bottom parts, is megabytes). A subproblem too large to count whole (from
+    // about n = 26) is timed after the neighbour's bottom parts only: its chunk pairs take
+    // seconds, a cache warmed in milliseconds does not show in them, and a chunk pair of the
+    // neighbour would be a third of the draw's work. Its first timing tells which it is.
+    const auto warm = [&](std::uint64_t pieces) {
+      for (std::uint64_t before = d.rank; before-- > 0 && before + 64 > d.rank;)
+        if (const detail::RowSplitKey k = detail::rowsplit_key(n, before); k.weight != 0) {
+          sample_join(detail::rowsplit_subproblem(n, k), pieces, before, &thread_cpu_seconds);
+          return;
+        }
+    };
+    const auto timed = [&] {
+      return sample_join(s, static_cast<std::uint64_t>(config.pieces),
+                         config.seed * 0x9e3779b97f4a7c15ull + d.rank, &thread_cpu_seconds);
+    };
+    const bool first = d.seconds.empty();
+    warm(first || d.within ? 0 : 1);
+    JoinSample js = timed();
+    const bool within = js.pieces < js.east_chunks * js.west_chunks;
+    if (first && !within) {  // small enough to count whole: warm as in the run, and again
+      warm(1);
+      js = timed();
+    }
     // The two-stage estimate of the subproblem's count and time (kernels.hpp, JoinSample).
     const double pieces = static_cast<double>(js.east_chunks) * static_cast<double>(js.west_chunks);
     const double scale = js.pieces ? pieces / static_cast<double>(js.pieces) : 0;
-    d.within = js.pieces < js.east_chunks * js.west_chunks;
+    d.within = within;
     d.seconds.push_back(js.setup_seconds +
                         static_cast<double>(js.west_chunks <= 1 ? 1 : js.east_chunks) *
                             js.west_seconds +
