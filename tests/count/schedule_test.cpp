@@ -311,8 +311,9 @@ TEST(DealerOrder, RunsOfNeighboursLargestRunFirst) {
   EXPECT_EQ(dealer_order(
                 cost.size(), [&](std::size_t i) { return cost[i]; }, 2),
             (std::vector<std::size_t>{4, 5, 2, 3, 0, 1, 6}));
-  EXPECT_EQ(dealer_run(1000, 64), 1u);  // fewer than 32 tasks a thread
-  EXPECT_EQ(dealer_run(640, 2), 10u);   // 320 a thread: runs of 10, 32 a thread
+  EXPECT_EQ(dealer_run(1000, 64), 1u);  // fewer than 256 tasks a thread
+  EXPECT_EQ(dealer_run(5120, 2), 10u);  // 2,560 a thread: runs of 10, 256 a thread
+  EXPECT_EQ(dealer_run(5120, 20), 1u);  // 256 a thread: a full batch is one task a thread
   EXPECT_EQ(dealer_run(1u << 20, 2), kDealerMaxRun);
 }
 
