@@ -221,15 +221,6 @@ std::vector<std::size_t> dealer_order(std::size_t tasks, Cost cost, std::size_t 
     for (std::size_t i = r * run; i < std::min(tasks, (r + 1) * run); ++i) order.push_back(i);
   return order;
 }
-// The run: as many consecutive tasks as leave kDealerRunsPerThread runs a thread (over every
-// rank's threads), at most kDealerMaxRun, at least 1. That is at most what one thread gets of a
-// full batch (kDealerCapShare, below): a longer run's tasks go to several of a rank's threads
-// anyway, and a batch of a few tasks a thread then mixes the run's costly and cheap tasks, its
-// threads waiting on the costliest (replayed at n = 26 and 28 on 100 ranks of 64 threads, runs
-// of 8 and 9 left the threads busy 0.88 and 0.92 of the time, runs of one 1.00).
-inline constexpr std::size_t kDealerRunsPerThread = 256;
-inline constexpr std::size_t kDealerMaxRun = 1024;
-std::size_t dealer_run(std::size_t tasks, std::size_t all_threads);
 inline constexpr std::size_t kDealerBatchesHeld = 2;
 // The batch rule, in tasks a thread: a rank of `threads` threads, among `all_threads` over every
 // rank, gets `threads` times a share of guided self-scheduling (the tasks left over four times
@@ -242,10 +233,17 @@ inline constexpr std::size_t kDealerBatchesHeld = 2;
 // largest first, a job killed a third of the way through n = 20 on 3 ranks had 14.5% of its
 // finished work to redo.)
 inline constexpr std::size_t kDealerCapShare = 256;
-static_assert(kDealerRunsPerThread >= kDealerCapShare,
-              "a run is at most a thread's share of a full batch");
 std::size_t dealer_batch(std::size_t left, std::size_t plan_size, std::size_t threads,
                          std::size_t all_threads);
+// The run: as many consecutive tasks as leave kDealerRunsPerThread runs a thread (over every
+// rank's threads), at most kDealerMaxRun, at least 1. That is what one thread gets of a full
+// batch (kDealerCapShare, above): a longer run's tasks go to several of a rank's threads anyway,
+// and a batch of a few tasks a thread then mixes the run's costly and cheap tasks, its threads
+// waiting on the costliest (replayed at n = 26 and 28 on 100 ranks of 64 threads, runs of 8 and
+// 9 left the threads busy 0.88 and 0.92 of the time, runs of one 1.00).
+inline constexpr std::size_t kDealerRunsPerThread = kDealerCapShare;
+inline constexpr std::size_t kDealerMaxRun = 1024;
+std::size_t dealer_run(std::size_t tasks, std::size_t all_threads);
 // Where a batch of `batch` tasks that starts at position `next` of the dealing order ends: tasks
 // of no estimated cost (row-split ranks that stand for no subproblem: half of them up to n = 24,
 // all at the end of the order) do not count toward `batch`; up to kDealerFreeTasks of them join
