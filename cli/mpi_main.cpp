@@ -131,12 +131,15 @@ void say_first_error(const std::string& error, int rank, int ranks) {
 }
 
 // Counts what rank 0 deals until it deals nothing, kDealerBatchesHeld batches at a time, each
-// counted on a thread of its own (the TBB engine shares this rank's threads between them, so
-// the threads the end of one batch leaves idle count the next), while this thread talks to rank
+// counted on a thread of its own (the two share the rank's threads as seats, ThreadSeats, so
+// that the seats the end of one batch leaves free count the next), while this thread talks to rank
 // 0 (MPI_THREAD_FUNNELED). `base` checks nothing itself (rank 0 deals the cross-checks); a check
 // batch is counted with the cross-check's kernel.
 int run_worker(const CountConfig& base, const Plan& plan, Monitor& signal) {
-  CountConfig again = base;
+  ThreadSeats seats(resolve_threads(base.threads));  // the rank's threads, for both batches
+  CountConfig counting = base;
+  counting.seats = &seats;
+  CountConfig again = counting;
   again.recheck = true;
   struct Slot {  // a batch being counted
     std::uint64_t id = 0;
@@ -175,7 +178,7 @@ int run_worker(const CountConfig& base, const Plan& plan, Monitor& signal) {
         for (std::uint64_t i : indices) zeros.push_back({i, {}});
         collected.record(zeros);
       } else {
-        CountConfig config = check ? again : base;
+        CountConfig config = check ? again : counting;
         config.journal = &collected;
         const auto r = count_selected(config, plan, indices, &signal);
         me.interrupted = !r.ok() || r->cancelled;  // what it finished still goes back
@@ -244,8 +247,10 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
   // The kernel this rank runs (an empty selection counts nothing), and the cross-check's.
   const auto probe = count_selected(base, plan, {});
   const std::string kernel_name = probe.ok() ? probe->kernel : base.kernel;
+  ThreadSeats seats(resolve_threads(base.threads));  // the rank's threads, for both batches
   CountConfig counting = base;  // rank 0 deals the cross-checks: no rank checks its own work
   counting.cross_check = 0;
+  counting.seats = &seats;
   CountConfig again = counting;
   again.recheck = true;
   std::atomic<bool> check_failed{false};

@@ -2,7 +2,10 @@
 // back, and what the run's own bookkeeping (memory.hpp, orchestrate.hpp) works on.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <semaphore>
 #include <string>
 #include <vector>
 
@@ -14,6 +17,41 @@
 namespace nq {
 
 struct Kernel;
+
+// Seats for counting threads, shared by counts that run at the same time in one process
+// (CountConfig::seats: nqcount-mpi's two batches a rank). A worker holds a seat while it claims
+// and counts, so that the counts together keep `seats` threads counting rather than that many
+// each (twice as many threads as cores, time-sliced, cost 10% more CPU in cache misses); the
+// seats that the end of one count leaves free go to the other's threads.
+class ThreadSeats {
+ public:
+  explicit ThreadSeats(int seats) : free_(seats) {}
+  ThreadSeats(const ThreadSeats&) = delete;
+  ThreadSeats& operator=(const ThreadSeats&) = delete;
+
+  // Waits for a seat, looking at `stop` every few milliseconds meanwhile: false (no seat taken)
+  // once it returns true.
+  template <class Stop>
+  bool take(Stop&& stop) {
+    while (!free_.try_acquire_for(std::chrono::milliseconds(20)))
+      if (stop()) return false;
+    const int now = taken_.fetch_add(1, std::memory_order_relaxed) + 1;
+    int most = most_.load(std::memory_order_relaxed);
+    while (now > most && !most_.compare_exchange_weak(most, now, std::memory_order_relaxed)) {
+    }
+    return true;
+  }
+  void give_back() {
+    taken_.fetch_sub(1, std::memory_order_relaxed);
+    free_.release();
+  }
+  // The most seats taken at once so far.
+  int most_taken() const { return most_.load(std::memory_order_relaxed); }
+
+ private:
+  std::counting_semaphore<> free_;
+  std::atomic<int> taken_{0}, most_{0};
+};
 
 // The seed of --cross-check-seed when none is given.
 inline constexpr std::uint64_t kDefaultCrossCheckSeed = 1;
@@ -56,6 +94,9 @@ struct CountConfig {
   // The row-split plan's tasks: at least this many where its ranks allow (plan_rowsplit's
   // min_tasks; 0: the plan's own cut). nqcount-mpi sets dealer_plan_tasks of all its threads.
   std::uint64_t min_tasks = 0;
+  // count_selected only: the seats this count's threads share with other counts running at the
+  // same time (ThreadSeats); null: its threads count freely.
+  ThreadSeats* seats = nullptr;
 };
 
 // What one arena did.

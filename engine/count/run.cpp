@@ -357,6 +357,7 @@ Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan
   RunHooks hooks;
   hooks.selection = &selection;
   hooks.journal = config.journal;
+  hooks.seats = config.seats;
   // Costs of the selected subproblems only: an MPI rank counts many small selections.
   std::vector<std::uint64_t> costs(plan.size(), 0);
   for (std::uint64_t i : selection) costs[i] = detail::estimate_plan_cost(plan, i);

@@ -172,6 +172,7 @@ class Counter {
   void run_beside() const {
     if (hooks_.beside) hooks_.beside();
   }
+  ThreadSeats* seats() const { return hooks_.seats; }
 
   // Counts the positions [begin, end) of one node's part of the layout.
   void count(const WorkRanges& ranges, std::size_t begin, std::size_t end,
@@ -386,6 +387,20 @@ bool wait_for_topology(std::future<Expected<Topology>>& machine, const Monitor* 
   return true;
 }
 
+// A seat held for one step of a worker's loop (RunHooks::seats), given back when the step ends.
+class SeatHeld {
+ public:
+  explicit SeatHeld(ThreadSeats* seats) : seats_(seats) {}
+  ~SeatHeld() {
+    if (seats_) seats_->give_back();
+  }
+  SeatHeld(const SeatHeld&) = delete;
+  SeatHeld& operator=(const SeatHeld&) = delete;
+
+ private:
+  ThreadSeats* seats_;
+};
+
 // Worker `me`: claims from the front of its own range; when that is empty, steals half of the
 // richest range (its node's first, then any node's: schedule.hpp), which becomes its own.
 // WorkRanges has the invariants that make the compare-and-swaps below enough.
@@ -410,8 +425,12 @@ void work(WorkRanges& work_ranges, std::size_t me, const Counter& counter, Worke
     const auto [b, e] = unpack_range(words[w].range.load(std::memory_order_relaxed));
     return range_work(layout.after, b, e);
   };
+  ThreadSeats* const seats = counter.seats();
   for (;;) {
     if (counter.stopping()) return;
+    // Each step (a claim and its count, or a steal) holds a seat where the run shares them.
+    if (seats && !seats->take([&] { return counter.stopping(); })) return;
+    const SeatHeld seat(seats);
     std::uint64_t seen = mine.load(std::memory_order_relaxed);
     if (const auto [b, e] = unpack_range(seen); b < e) {  // claim from the front
       const int node = layout.node_at(b);

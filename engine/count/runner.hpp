@@ -33,6 +33,9 @@ struct RunHooks {
   // range meanwhile), so that it runs on the run's own threads: the row-split plan's Burnside
   // terms.
   std::function<void()> beside;
+  // Shared with counts running beside this one (CountConfig::seats): a worker claims and counts
+  // only while it holds one of them.
+  ThreadSeats* seats = nullptr;
 };
 
 // A run's cross-check (CountConfig::cross_check): which tasks, the second kernel, and the first

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <thread>
+#include <vector>
 
 #include "engine/count/cost.hpp"
 #include "engine/count/count.hpp"
@@ -125,6 +127,57 @@ TEST(Runner, ManyThreadsStealingCountEverySubproblemOnce) {
       }
     }
   }
+}
+
+// Two counts at once sharing seats (nqcount-mpi's two batches a rank): never more threads
+// counting than seats, whatever threads each count has, and the selections' counts still add up
+// to the whole.
+TEST(Runner, CountsSharingSeatsNeverCountOnMoreThreadsThanSeats) {
+  for (const std::string kernel : {"join", "scalar"}) {
+    CountConfig c{.n = 12, .threads = 4, .kernel = kernel};
+    const auto whole = count(c);
+    ASSERT_TRUE(whole.ok());
+    const auto plan = make_plan(c);
+    ASSERT_TRUE(plan.ok());
+    for (int seats : {1, 3}) {
+      ThreadSeats shared(seats);
+      c.seats = &shared;
+      std::vector<std::uint64_t> halves[2];
+      for (std::uint64_t i = 0; i < plan->size(); ++i) halves[i % 2].push_back(i);
+      Expected<CountResult> parts[2] = {Error{""}, Error{""}};
+      std::vector<std::thread> batches;
+      for (int b = 0; b < 2; ++b)
+        batches.emplace_back([&, b] { parts[b] = count_selected(c, *plan, halves[b]); });
+      for (std::thread& t : batches) t.join();
+      ASSERT_TRUE(parts[0].ok() && parts[1].ok()) << kernel;
+      EXPECT_TRUE(parts[0]->orbits.total + parts[1]->orbits.total == whole->orbits.total)
+          << kernel << " seats " << seats;
+      EXPECT_GE(shared.most_taken(), 1) << kernel;
+      EXPECT_LE(shared.most_taken(), seats) << kernel;
+    }
+  }
+}
+
+// A count whose threads wait for a seat that never comes still stops on a cancel.
+TEST(Runner, ACancelEndsACountWaitingForASeat) {
+  ThreadSeats none(0);
+  CountConfig c{.n = 10, .threads = 2};
+  c.seats = &none;
+  const auto plan = make_plan(c);
+  ASSERT_TRUE(plan.ok());
+  std::vector<std::uint64_t> all(plan->size());
+  for (std::uint64_t i = 0; i < all.size(); ++i) all[i] = i;
+  Monitor m;
+  std::thread cancel([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    m.cancel = true;
+  });
+  const auto r = count_selected(c, *plan, all, &m);
+  cancel.join();
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->cancelled);
+  EXPECT_EQ(r->subproblems, 0u);
+  EXPECT_EQ(none.most_taken(), 0);
 }
 
 TEST(SlowRunner, N16And17MatchTheTable) {
