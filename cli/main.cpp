@@ -44,8 +44,10 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   // Fully buffered into a pipe or a file: what a command prints (the help and the version
   // too) goes out at the end in one write, whose error (and errno) check_standard_output then
-  // sees.
-  if (!::isatty(STDOUT_FILENO)) std::setvbuf(stdout, nullptr, _IOFBF, std::size_t{1} << 20);
+  // sees. (The buffer is given: with none, glibc ignores the size and writes every 4 KB, so a
+  // longer help met the error half way and its errno was gone by the end.)
+  static char stdout_buffer[std::size_t{1} << 20];
+  if (!::isatty(STDOUT_FILENO)) std::setvbuf(stdout, stdout_buffer, _IOFBF, sizeof stdout_buffer);
   nq::cli::Args args;
   const nq::cli::CommandLine line = nq::cli::read_command_line(argc, argv, kVersion, args);
   if (!line.command.empty())

@@ -466,7 +466,7 @@ int run(int argc, char** argv, int rank, int ranks) {
     return rank == 0 ? run_count(args) : 0;
   }
   // Every rank's threads (its --threads, or its machine's hardware threads): rank 0's batches
-  // are cut by them, and the plan's granularity follows them all (dealer_plan_tasks), the same on
+  // are cut by them, and the plan's granularity follows them all (cluster_plan_tasks), the same on
   // every rank.
   const int threads_here = resolve_threads(config.threads);
   std::uint64_t all_threads = 0;
@@ -477,7 +477,9 @@ int run(int argc, char** argv, int rank, int ranks) {
   std::uint64_t journal_tasks =
       rank == 0 && !args.checkpoint.empty() ? rowsplit_journal_tasks(args.checkpoint, config.n) : 0;
   MPI_Bcast(&journal_tasks, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  config.min_tasks = journal_tasks > 0 ? journal_tasks : dealer_plan_tasks(all_threads);
+  config.min_tasks = journal_tasks > 0 ? journal_tasks
+                     : args.tasks > 0  ? static_cast<std::uint64_t>(args.tasks)
+                                       : cluster_plan_tasks(config.n, all_threads);
 
   // Signals are seen from here on: planning a large board takes minutes.
   Monitor signal;

@@ -124,6 +124,13 @@ std::vector<OptionRow> option_table(Args& a) {
       {"count", "--checkpoint-every", &a.count.checkpoint_every,
        "seconds between flushes (fsync) of the checkpoint journal (default 30)",
        std::pair{1LL, 86400LL}},
+      {"count", "--tasks", &a.count.tasks,
+       "cut the join's row-split plan (the auto kernel's from n = 16) into at least N tasks where "
+       "it can: blocks of consecutive subproblems down to one a task, then each subproblem into "
+       "up to n/2 pieces by its first row's queen; other plans are cut by --split-depth "
+       "(default: about 2 million tasks at most, one machine; nqcount-mpi: 32 for each thread "
+       "of all ranks; a resumed checkpoint keeps its own cut)",
+       std::pair{1LL, 4'294'967'295LL}},
       {"solve", "-n,--n", &a.solve.n, "board size (mutually exclusive with --batch)",
        std::pair{1LL, 2'000'000'000LL}},
       {"solve", "-t,--threads", &a.solve.threads,

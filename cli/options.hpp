@@ -39,6 +39,7 @@ struct CountArgs {
   std::string memory_limit;
   double cross_check = -1;         // -1: not given, the engine's default by n
   long long cross_check_seed = 1;  // kDefaultCrossCheckSeed
+  long long tasks = 0;             // --tasks: the join plan's fewest tasks; 0: its own cut
   std::set<std::string> given;     // the long names of the options on the command line
 };
 

@@ -56,6 +56,7 @@ CountConfig count_config(const CountArgs& args) {
   config.memory_limit = parse_byte_size(args.memory_limit).value_or(0);
   config.cross_check = args.cross_check;
   config.cross_check_seed = static_cast<std::uint64_t>(args.cross_check_seed);
+  config.min_tasks = static_cast<std::uint64_t>(args.tasks);
   return config;
 }
 
@@ -132,7 +133,8 @@ int run_count(const CountArgs& args) {
   CountConfig config = count_config(args);
   // A cluster's journal cut the row-split plan finer: resume it as it was cut.
   if (!args.checkpoint.empty())
-    config.min_tasks = rowsplit_journal_tasks(args.checkpoint, config.n);
+    if (const std::uint64_t cut = rowsplit_journal_tasks(args.checkpoint, config.n))
+      config.min_tasks = cut;
   const std::unique_ptr<FileJournal> journal = open_checkpoint(args);
   config.journal = journal.get();
 

@@ -92,7 +92,7 @@ struct CountConfig {
   // nqcount-mpi's cross-check, on another rank than the one that counted it first.
   bool recheck = false;
   // The row-split plan's tasks: at least this many where its ranks allow (plan_rowsplit's
-  // min_tasks; 0: the plan's own cut). nqcount-mpi sets dealer_plan_tasks of all its threads.
+  // min_tasks; 0: the plan's own cut). nqcount-mpi sets cluster_plan_tasks of all its threads.
   std::uint64_t min_tasks = 0;
   // count_selected only: the seats this count's threads share with other counts running at the
   // same time (ThreadSeats); null: its threads count freely.

@@ -47,6 +47,7 @@ struct Stratum {
 // (its estimated cost over the stratum's).
 struct Draw {
   std::uint64_t rank = 0;
+  std::uint64_t part = 0;  // its piece of the rank (Plan::parts)
   double share = 0;
   int stratum = 0;
   std::vector<double> seconds;  // its estimated seconds, one per timing pass
@@ -165,7 +166,7 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
   const std::uint64_t all_threads = static_cast<std::uint64_t>(std::max(config.ranks, 1)) *
                                     static_cast<std::uint64_t>(config.procs);
   const Plan plan =
-      plan_rowsplit(n, false, {}, config.ranks > 0 ? dealer_plan_tasks(all_threads) : 0);
+      plan_rowsplit(n, false, {}, config.ranks > 0 ? cluster_plan_tasks(n, all_threads) : 0);
   const int probe = detail::cost_probe_rows(n);
   std::vector<std::uint64_t> costs;
   arena.execute([&] { costs = estimate_costs(plan); });
@@ -213,8 +214,9 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
     double sum = 0;
     for (std::uint64_t r = plan.first_rank(task); r < plan.end_rank(task); ++r)
       if (const detail::RowSplitKey key = detail::rowsplit_key(n, r); key.weight != 0) {
-        const auto c = static_cast<double>(
-            detail::estimate_join_cost(detail::rowsplit_subproblem(n, key), probe));
+        const auto c = static_cast<double>(detail::estimate_join_cost(
+            detail::rowsplit_part(detail::rowsplit_subproblem(n, key), plan.part(task), plan.parts),
+            probe));
         ranks.emplace_back(r, c);
         sum += c;
       }
@@ -224,6 +226,7 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
     while (pick + 1 < ranks.size() && x >= ranks[pick].second) x -= ranks[pick++].second;
     Draw d;
     d.rank = ranks[pick].first;
+    d.part = plan.part(task);
     d.share = ranks[pick].second / s.cost;
     d.stratum = h;
     return d;
@@ -238,7 +241,8 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
     }
     const double start_cpu = thread_cpu_seconds();
     const detail::RowSplitKey key = detail::rowsplit_key(n, d.rank);
-    const Subproblem s = detail::rowsplit_subproblem(n, key);
+    const Subproblem whole = detail::rowsplit_subproblem(n, key);
+    const Subproblem s = detail::rowsplit_part(whole, d.part, plan.parts);
     // In a count the kernel comes to a subproblem from its neighbour in plan order: it mostly
     // reuses the neighbour's bottom parts, and finds the pairing's scratch in cache, warm from
     // the neighbour's last chunk pair. So the neighbour is counted first, untimed, and the timed
@@ -249,10 +253,18 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
     // about n = 26) is timed after the neighbour's bottom parts only: its chunk pairs take
     // seconds, a cache warmed in milliseconds does not show in them, and a chunk pair of the
     // neighbour would be a third of the draw's work. Its first timing tells which it is.
+    // (The neighbour of a rank's piece is its previous piece, or the last of the rank before.)
     const auto warm = [&](std::uint64_t pieces) {
+      if (d.part > 0) {
+        sample_join(detail::rowsplit_part(whole, d.part - 1, plan.parts), pieces, d.rank,
+                    &thread_cpu_seconds);
+        return;
+      }
       for (std::uint64_t before = d.rank; before-- > 0 && before + 64 > d.rank;)
         if (const detail::RowSplitKey k = detail::rowsplit_key(n, before); k.weight != 0) {
-          sample_join(detail::rowsplit_subproblem(n, k), pieces, before, &thread_cpu_seconds);
+          sample_join(
+              detail::rowsplit_part(detail::rowsplit_subproblem(n, k), plan.parts - 1, plan.parts),
+              pieces, before, &thread_cpu_seconds);
           return;
         }
     };

@@ -64,7 +64,7 @@ struct EstimateConfig {
   int procs = 1000;        // simulated workers for the wall time (with `ranks`: threads a rank)
   int node_cores = 64;     // cores per simulated NUMA node
   // A cluster's run instead (nqcount-mpi): `ranks` ranks of `procs` threads, the plan cut as
-  // nqcount-mpi cuts it for them (dealer_plan_tasks), its tasks' estimated seconds replayed
+  // nqcount-mpi cuts it for them (cluster_plan_tasks), its tasks' estimated seconds replayed
   // through the dealer (schedule.hpp, simulate_dealer), rank 0 serving each request in
   // `root_seconds`. 0: one machine of `procs` workers (simulate_schedule).
   int ranks = 0;

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <limits>
 
 #include "base/prefault.hpp"
 #include "base/splitmix.hpp"
+#include "engine/count/schedule.hpp"
 #include "engine/count/splits.hpp"
 
 namespace nq {
@@ -601,6 +603,28 @@ std::uint64_t rowsplit_block(std::uint64_t ranks, std::uint64_t min_tasks) {
   return std::max<std::uint64_t>(1, ranks / tasks + (ranks % tasks != 0));
 }
 
+std::uint64_t rowsplit_parts(int n, std::uint64_t ranks, std::uint64_t min_tasks) {
+  if (ranks == 0 || min_tasks / 2 < ranks) return 1;
+  const std::uint64_t most = std::min<std::uint64_t>(
+      static_cast<std::uint64_t>(n / 2), std::numeric_limits<std::uint32_t>::max() / ranks);
+  return std::clamp<std::uint64_t>(min_tasks / ranks, 1, std::max<std::uint64_t>(1, most));
+}
+
+std::uint64_t cluster_plan_tasks(int n, std::uint64_t all_threads) {
+  const std::uint64_t wanted = dealer_plan_tasks(all_threads);
+  return n >= kRowSplitPartsFromN ? wanted : std::min(wanted, rowsplit_ranks(n));
+}
+
+Subproblem detail::rowsplit_part(const Subproblem& s, std::uint64_t part, std::uint64_t parts) {
+  if (parts <= 1 || s.rows == 0) return s;
+  Subproblem piece = s;
+  Mask keep = 0, left = open_row_squares(s, 0);
+  for (std::uint64_t k = 0; left != 0; ++k, left &= left - 1)
+    if (k % parts == part) keep |= left & (0u - left);
+  piece.blocked[0] |= s.full & ~keep;
+  return piece;
+}
+
 RankedSubproblem rowsplit_rank(const Plan& plan, std::uint64_t rank) {
   const RowSplitKey key = rowsplit_key(plan.n, rank);
   return {rowsplit_subproblem(plan.n, key), key.weight};
@@ -612,6 +636,7 @@ Plan plan_rowsplit(int n, bool fixed_counts, const PlanControl& control, std::ui
   plan.kind = PlanKind::kRowSplit;
   plan.ranks = rowsplit_ranks(n);
   plan.block = rowsplit_block(plan.ranks, min_tasks);
+  if (plan.block == 1) plan.parts = rowsplit_parts(n, plan.ranks, min_tasks);
   if (control.cancelled() || (control.admit && !control.admit(PlanKind::kRowSplit, plan.size()))) {
     plan.stopped = true;
     return plan;

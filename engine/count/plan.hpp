@@ -32,18 +32,25 @@ struct Plan {
   bool rowsplit() const { return kind == PlanKind::kRowSplit; }  // the join's
   std::uint64_t ranks = 0;  // the row-split plan: ranks 0..ranks-1 (detail::rowsplit_ranks)
   std::uint64_t block = 1;  // the row-split plan: ranks per task
-  bool stopped = false;     // PlanControl stopped it: incomplete, not to be counted
+  // The row-split plan cut finer than a rank (block 1): each rank's subproblem cut into `parts`
+  // pieces, consecutive tasks, piece p holding the solutions whose first-row queen stands on
+  // the p-th, (p + parts)-th, ... open square of that row (detail::rowsplit_part).
+  std::uint64_t parts = 1;
+  bool stopped = false;  // PlanControl stopped it: incomplete, not to be counted
 
   // Tasks in the plan.
   std::size_t size() const {
-    return rowsplit() ? static_cast<std::size_t>((ranks + block - 1) / block) : subproblems.size();
+    return rowsplit() ? static_cast<std::size_t>((ranks + block - 1) / block * parts)
+                      : subproblems.size();
   }
   // The weight of task i's tally: the row-split plan's tasks report their solutions already
   // weighted (a block holds subproblems of weight 2 and 4), so theirs is 1.
   std::uint64_t weight(std::size_t i) const { return rowsplit() ? 1 : weights[i]; }
-  // The ranks [first, end) of task i of the row-split plan.
-  std::uint64_t first_rank(std::size_t i) const { return i * block; }
-  std::uint64_t end_rank(std::size_t i) const { return std::min(ranks, (i + 1) * block); }
+  // The ranks [first, end) of task i of the row-split plan, and its piece of them (0 of 1 when
+  // the plan is not cut finer than a rank).
+  std::uint64_t first_rank(std::size_t i) const { return i / parts * block; }
+  std::uint64_t end_rank(std::size_t i) const { return std::min(ranks, (i / parts + 1) * block); }
+  std::uint64_t part(std::size_t i) const { return i % parts; }
 };
 
 // How a caller bounds and stops the making of a plan, whose Burnside terms are a search of
@@ -81,11 +88,11 @@ Plan plan_classic(int n, int split_rows, const PlanControl& control = {});
 // The plan is lazy: it holds no subproblem, only the number of ranks (detail::rowsplit_key) and how
 // many consecutive ranks make a task (at most kMaxRowSplitTasks tasks, so the scheduler's per-task
 // arrays stay bounded whatever n is). With `min_tasks` above kMaxRowSplitTasks the tasks are
-// cut finer, to between half and all of that many (one rank a task at most: rowsplit_block;
-// blocks are whole numbers of ranks): the granularity of a
+// cut finer, to between half and all of that many (rowsplit_block; blocks are whole numbers of
+// ranks), and past one rank a task into pieces of a rank (rowsplit_parts): the granularity of a
 // cluster's run (schedule.hpp, dealer_plan_tasks), where each rank's arrays are still bounded by
-// the ranks of the plan. A journal names tasks, so it resumes only a plan of the same cut
-// (RunIdentity holds the number of tasks).
+// the ranks of the plan times n / 2. A journal names tasks, so it resumes only a plan of the
+// same cut (RunIdentity holds the number of tasks).
 Plan plan_rowsplit(int n, bool fixed_counts = true, const PlanControl& control = {},
                    std::uint64_t min_tasks = 0);
 // The ranks a task of the row-split plan holds: the fewest that cut `ranks` ranks into at most
@@ -93,6 +100,19 @@ Plan plan_rowsplit(int n, bool fixed_counts = true, const PlanControl& control =
 // tasks cut so is cut again so with min_tasks = T (its journal's T: rowsplit_journal_tasks):
 // the block is the same while it is below the square root of the ranks, as it is up to n = 32.
 std::uint64_t rowsplit_block(std::uint64_t ranks, std::uint64_t min_tasks);
+// The pieces a rank of the row-split plan of n is cut into (Plan::parts) for `min_tasks`: 1 up
+// to twice the ranks; beyond, min_tasks / ranks, at most n / 2 (a rank's first row has n / 2
+// open squares or more, so no piece is empty by construction) and at most what keeps the tasks
+// under 2^32 (the runner's 32-bit positions). A plan cut so is cut again so with min_tasks =
+// its tasks (ranks x parts).
+std::uint64_t rowsplit_parts(int n, std::uint64_t ranks, std::uint64_t min_tasks);
+// The cut a cluster's run asks of the row-split plan of n for `all_threads` threads over every
+// rank: dealer_plan_tasks (schedule.hpp), cut into pieces of a rank from kRowSplitPartsFromN
+// only. Below it a rank's subproblem takes milliseconds to a second, its halves' walks are a
+// large part of it and every piece walks them again: three pieces cost 1.3 times the whole at
+// n = 22 and 24, 1.02 at n = 26 (perf/results/log.md).
+inline constexpr int kRowSplitPartsFromN = 25;
+std::uint64_t cluster_plan_tasks(int n, std::uint64_t all_threads);
 
 // Runs of consecutive representatives: `windows` runs of up to `run` each, run w starting at the
 // rank (2w + 1) / (2 windows) of the way through the plan (consecutive, as a count meets them,

@@ -318,7 +318,8 @@ class Counter {
            ++r) {
         const detail::RowSplitKey key = detail::rowsplit_key(plan_.n, r);
         if (key.weight == 0) continue;
-        batch[held] = detail::rowsplit_subproblem(plan_.n, key);
+        batch[held] = detail::rowsplit_part(detail::rowsplit_subproblem(plan_.n, key),
+                                            plan_.part(ids[i]), plan_.parts);
         ranks[held] = r;
         weights[held++] = static_cast<std::uint8_t>(key.weight);
         if (held == batch_size) flush();
@@ -361,11 +362,19 @@ class Counter {
     }
   }
 
-  // The failure line of a cross-check: the task, and for the row-split plan the rank in it.
+  // The failure line of a cross-check: the task, and for the row-split plan the rank in it (and
+  // the piece of the rank, where the plan is cut into pieces).
   std::string mismatch(std::uint64_t id, const std::uint64_t* rank, std::uint64_t first,
                        std::uint64_t again) const {
-    return "cross-check failed: subproblem " + std::to_string(id) +
-           (rank ? " (rank " + std::to_string(*rank) + " of the row-split plan)" : "") + ": " +
+    std::string where;
+    if (rank) {
+      where = " (rank " + std::to_string(*rank) + " of the row-split plan";
+      if (plan_.parts > 1)
+        where +=
+            ", piece " + std::to_string(plan_.part(id) + 1) + " of " + std::to_string(plan_.parts);
+      where += ")";
+    }
+    return "cross-check failed: subproblem " + std::to_string(id) + where + ": " +
            std::string(kernel_->name) + " counted " + std::to_string(first) + ", " +
            std::string(check_.second().name) + " counted " + std::to_string(again);
   }

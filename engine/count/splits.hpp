@@ -132,6 +132,13 @@ Subproblem rowsplit_subproblem(int n, const RowSplitKey& key);
 // estimate's check at n = 28).
 Subproblem fix_first_rows(const Subproblem& s, int rows, std::uint64_t seed);
 
+// Piece `part` of `parts` of subproblem s (Plan::parts): its first open row keeps the open
+// squares whose place among them, counted from column 0, is `part` modulo `parts`. The pieces
+// of s share out its solutions by where their first-row queen stands, so their counts add up to
+// s's; each is a subproblem like any other, so every kernel (the cross-check's too) counts the
+// same piece. s itself where parts <= 1.
+Subproblem rowsplit_part(const Subproblem& s, std::uint64_t part, std::uint64_t parts);
+
 // Every representative of the row-split plan, in rank order, with its weight: for tests and
 // benchmarks, which want the subproblems themselves.
 void rowsplit_all(int n, std::vector<Subproblem>& subproblems, std::vector<std::uint8_t>& weights,

@@ -77,6 +77,7 @@ const std::vector<Cmd>& table() {
         {"--memory-limit", Kind::text, "1G"},
         {"--cross-check", Kind::real, "0.5"},
         {"--cross-check-seed", Kind::wide, "7"},
+        {"--tasks", Kind::wide, "100"},
         {"--json", Kind::flag, ""},
         {"--verify", Kind::flag, ""},
         {"--progress", Kind::flag, ""},

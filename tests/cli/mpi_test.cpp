@@ -81,6 +81,20 @@ TEST(Mpi, EightRanksOversubscribedCountLikeNqcount) {
   }
 }
 
+// The plan cut into pieces of its subproblems (--tasks past its 1,716 ranks at n = 14: 7
+// pieces each), cross-checked: the same counts, nodes and tasks as nqcount's cut alike, and
+// every piece checked on another rank.
+TEST(Mpi, PiecesOfSubproblemsCountLikeNqcount) {
+  const std::string args = "--n 14 --kernel join --tasks 20000 --cross-check 1 --json";
+  const Outcome plain = nqcount(args + " --verify");
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  EXPECT_EQ(nlohmann::json::parse(plain.out)["subproblems"], 1716 * 7);
+  const Outcome r = mpi(3, args + " --threads 1 --verify");
+  ASSERT_EQ(r.status, 0) << r.err;
+  expect_same_counts(r.out, plain.out);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["cross_checked"], 1716 * 7);
+}
+
 TEST(Mpi, SyntheticModeReportsTheRootsThroughput) {
   const Outcome r =
       shell("NQCOUNT_MPI_SYNTHETIC=1 " MPI_ENV MPIEXEC
@@ -236,7 +250,8 @@ TEST(Mpi, BadInputAndForeignJournalsExitTwo) {
 // (mpirun's children) named by `which`: "all" (as Slurm signals every task) or "worker" (the
 // last rank). Returns mpirun's status and stderr.
 Outcome interrupted_run(const std::string& journal, const char* sig, const char* which, int n,
-                        const std::string& kernel = "scalar", int ranks = 3) {
+                        const std::string& kernel = "scalar", int ranks = 3,
+                        const std::string& extra = "") {
   const std::string err = temp_path("interrupted.err");
   const std::string kill =
       std::string("kill -") + sig + (std::string(which) == "all" ? " $p; " : " ${p##* }; ");
@@ -250,8 +265,8 @@ Outcome interrupted_run(const std::string& journal, const char* sig, const char*
       // second between its SIGTERM and SIGKILL; what rank 0 does in it is the same given three.
       "OMPI_MCA_odls_base_sigkill_timeout=3 " MPI_ENV "taskset -c " + std::to_string(cpu) +
       " " MPIEXEC " --oversubscribe --bind-to none -np " + std::to_string(ranks) +
-      " " NQCOUNT_MPI_BIN " --n " + std::to_string(n) + " --kernel " + kernel +
-      " --threads 1 --checkpoint " + journal + " --checkpoint-every 1 >/dev/null 2>" + err +
+      " " NQCOUNT_MPI_BIN " --n " + std::to_string(n) + " --kernel " + kernel + " --threads 1 " +
+      extra + " --checkpoint " + journal + " --checkpoint-every 1 >/dev/null 2>" + err +
       " & m=$!; "
       // Stopped once the journal holds a record (past its 64-byte header), so that a resume has
       // work to take back however slowly the first batches come (a loaded machine).
@@ -325,6 +340,22 @@ TEST(SlowMpi, AKilledRankOfAJoinCountRestartsOnOtherRanksExactly) {
   ASSERT_EQ(resumed.status, 0) << stopped.err << resumed.err;
   const auto j = nlohmann::json::parse(resumed.out);
   EXPECT_EQ(j["total"], nq::known_value(19)->total);
+  EXPECT_GT(j["subproblems_resumed"].get<std::uint64_t>(), 0u);
+}
+
+// The same with the plan cut into pieces of its subproblems (--tasks past the ranks: n = 18 has
+// 24,310, cut into 9 pieces each): the resumed run reads the cut from the journal.
+TEST(SlowMpi, AKilledRankOfACountInPiecesRestartsExactly) {
+  const std::string journal = temp_path("n18-pieces-kill.ckpt");
+  const Outcome stopped =
+      interrupted_run(journal, "KILL", "worker", 18, "join", 8, "--tasks 218790");
+  EXPECT_NE(stopped.status, 0) << stopped.err;
+  const Outcome resumed = mpi(3, "--n 18 --kernel join --threads 1 --json --checkpoint " + journal);
+  ASSERT_EQ(resumed.status, 0) << stopped.err << resumed.err;
+  const auto j = nlohmann::json::parse(resumed.out);
+  EXPECT_EQ(j["total"], nq::known_value(18)->total);
+  EXPECT_EQ(j["unique"], nq::known_value(18)->unique);
+  EXPECT_EQ(j["subproblems"], 218790);
   EXPECT_GT(j["subproblems_resumed"].get<std::uint64_t>(), 0u);
 }
 

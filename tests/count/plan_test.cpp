@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "engine/count/schedule.hpp"
 #include "engine/count/splits.hpp"
 #include "kernels/kernels.hpp"
 #include "tests/brute_force.hpp"
@@ -391,11 +392,73 @@ TEST(Plan, RowSplitTasksFollowTheCluster) {
     EXPECT_EQ(fine.end_rank(fine.size() - 1), fine.ranks) << n;
     for (std::size_t i = 1; i < fine.size(); i += fine.size() / 97)
       EXPECT_EQ(fine.first_rank(i), fine.end_rank(i - 1)) << n << " " << i;
-    const Plan finest = plan_rowsplit(n, false, {}, std::uint64_t{1} << 40);
-    EXPECT_EQ(finest.block, 1u) << n;
-    EXPECT_EQ(finest.size(), finest.ranks) << n;
+    const Plan rank_a_task = plan_rowsplit(n, false, {}, usual.ranks);
+    EXPECT_EQ(rank_a_task.block, 1u) << n;
+    EXPECT_EQ(rank_a_task.parts, 1u) << n;
+    EXPECT_EQ(rank_a_task.size(), rank_a_task.ranks) << n;
   }
-  EXPECT_EQ(plan_rowsplit(20, false, {}, 1u << 30).size(), plan_rowsplit(20, false).size());
+}
+
+// Past one rank a task the plan cuts each rank into pieces (rowsplit_parts): at most n / 2, the
+// tasks under 2^32; task i is piece i % parts of rank i / parts; and a plan cut so is cut again
+// so from its number of tasks (a journal's). A cluster asks for pieces from n = 25 only.
+TEST(Plan, PastOneRankATaskARankIsCutIntoPieces) {
+  EXPECT_EQ(rowsplit_parts(20, 1000, 1999), 1u);
+  EXPECT_EQ(rowsplit_parts(20, 1000, 2000), 2u);
+  EXPECT_EQ(rowsplit_parts(20, 1000, 7999), 7u);
+  EXPECT_EQ(rowsplit_parts(20, 1000, 1u << 30), 10u);  // n / 2
+  EXPECT_EQ(rowsplit_parts(21, 1000, 1u << 30), 10u);
+  EXPECT_EQ(rowsplit_parts(28, std::uint64_t{1} << 30, std::uint64_t{1} << 40), 3u);  // 2^32
+  for (const int n : {16, 20, 25}) {
+    const Plan whole = plan_rowsplit(n, false);
+    for (const std::uint64_t parts : {2u, 3u, 7u}) {
+      const Plan cut = plan_rowsplit(n, false, {}, whole.ranks * parts);
+      ASSERT_EQ(cut.block, 1u) << n;
+      ASSERT_EQ(cut.parts, parts) << n;
+      EXPECT_EQ(cut.size(), whole.ranks * parts) << n;
+      for (std::size_t i = 0; i < cut.size(); i += cut.size() / 89 + 1) {
+        EXPECT_EQ(cut.first_rank(i), i / parts) << n << " " << i;
+        EXPECT_EQ(cut.end_rank(i), i / parts + 1) << n << " " << i;
+        EXPECT_EQ(cut.part(i), i % parts) << n << " " << i;
+      }
+      EXPECT_EQ(plan_rowsplit(n, false, {}, cut.size()).parts, parts) << n;
+    }
+  }
+  const std::uint64_t ranks24 = plan_rowsplit(24, false).ranks;
+  EXPECT_EQ(cluster_plan_tasks(24, 1u << 20), ranks24);  // a rank a task at most
+  EXPECT_EQ(cluster_plan_tasks(24, 64), dealer_plan_tasks(64));
+  EXPECT_EQ(cluster_plan_tasks(25, 1u << 20), dealer_plan_tasks(1u << 20));
+}
+
+// A rank's pieces share out its solutions: for every representative at n = 9 to 13 and every
+// cut up to n / 2, the pieces' first rows split the rank's first row into disjoint non-empty
+// sets, and their counts add up to the rank's, by the search (the cross-check's kernels count
+// the pieces as subproblems like any other).
+TEST(Plan, PiecesOfARankAddUpToItsCount) {
+  for (int n = 9; n <= 13; ++n) {
+    std::vector<Subproblem> subproblems;
+    std::vector<std::uint8_t> weights;
+    rowsplit_all(n, subproblems, weights);
+    for (const Subproblem& s : subproblems)
+      for (std::uint64_t parts = 2; parts <= static_cast<std::uint64_t>(n / 2); ++parts) {
+        std::uint64_t sum = 0;
+        Mask seen = 0;
+        for (std::uint64_t p = 0; p < parts; ++p) {
+          const Subproblem piece = rowsplit_part(s, p, parts);
+          const Mask row = open_row_squares(piece, 0);
+          EXPECT_NE(row, 0u) << n;
+          EXPECT_EQ(row & seen, 0u) << n;
+          seen |= row;
+          for (int i = 1; i < s.rows; ++i)
+            EXPECT_EQ(open_row_squares(piece, i), open_row_squares(s, i)) << n;
+          sum += count_one_scalar(piece).solutions;
+        }
+        EXPECT_EQ(seen, open_row_squares(s, 0)) << n;
+        EXPECT_EQ(sum, count_one_scalar(s).solutions) << n << " parts " << parts;
+      }
+  }
+  const Subproblem none{};
+  EXPECT_EQ(rowsplit_part(none, 0, 3).rows, 0);
 }
 
 }  // namespace

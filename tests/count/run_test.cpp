@@ -203,6 +203,25 @@ TEST(Runner, JoinKernelGivesExactTotalAndUnique) {
   }
 }
 
+// The plan cut into pieces of a rank (CountConfig::min_tasks past the ranks): the same totals
+// and unique counts, every piece cross-checked by the second kernel on the same piece.
+TEST(Runner, JoinPlanCutIntoPiecesOfRanksCountsExactly) {
+  for (int n = 8; n <= 15; ++n) {
+    CountConfig c{.n = n, .threads = 2, .kernel = "join"};
+    c.min_tasks = std::uint64_t{1} << 30;
+    c.cross_check = 1;
+    const auto r = count(c);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    const auto k = known_value(n);
+    ASSERT_TRUE(k.has_value()) << n;
+    EXPECT_TRUE(r->orbits.total == k->total) << n;
+    EXPECT_TRUE(r->orbits.unique == k->unique) << n;
+    EXPECT_EQ(r->subproblems_total, make_plan(c)->ranks * static_cast<std::uint64_t>(n / 2)) << n;
+    EXPECT_EQ(r->cross_checked, r->subproblems_total) << n;
+    EXPECT_TRUE(r->cross_check_failure.empty()) << n;
+  }
+}
+
 TEST(SlowRunner, JoinKernelN17And18MatchTheTable) {
   for (int n : {17, 18}) {
     const CountResult r = run(n, 2, "join");
