@@ -630,6 +630,12 @@ RankedSubproblem rowsplit_rank(const Plan& plan, std::uint64_t rank) {
   return {rowsplit_subproblem(plan.n, key), key.weight};
 }
 
+RankedSubproblem rowsplit_task(const Plan& plan, std::size_t task) {
+  RankedSubproblem r = rowsplit_rank(plan, plan.first_rank(task));
+  r.subproblem = rowsplit_part(r.subproblem, plan.part(task), plan.parts);
+  return r;
+}
+
 Plan plan_rowsplit(int n, bool fixed_counts, const PlanControl& control, std::uint64_t min_tasks) {
   Plan plan;
   plan.n = n;

@@ -136,6 +136,9 @@ struct RankedSubproblem {
   int weight = 0;
 };
 RankedSubproblem rowsplit_rank(const Plan& plan, std::uint64_t rank);
+// Task `task` of a row-split plan of one rank a task (block 1): its rank's piece (Plan::parts;
+// the whole rank where the plan has one part).
+RankedSubproblem rowsplit_task(const Plan& plan, std::size_t task);
 // The cost model's estimate for one rank of a row-split plan (what estimate_costs sums over a
 // task's ranks): the estimate's sampling draws ranks by it.
 std::uint64_t rowsplit_rank_cost(const Plan& plan, std::uint64_t rank);

@@ -420,6 +420,11 @@ TEST(Plan, PastOneRankATaskARankIsCutIntoPieces) {
         EXPECT_EQ(cut.first_rank(i), i / parts) << n << " " << i;
         EXPECT_EQ(cut.end_rank(i), i / parts + 1) << n << " " << i;
         EXPECT_EQ(cut.part(i), i % parts) << n << " " << i;
+        const RankedSubproblem task = rowsplit_task(cut, i), rank = rowsplit_rank(cut, i / parts);
+        EXPECT_EQ(task.weight, rank.weight) << n << " " << i;
+        EXPECT_EQ(open_row_squares(task.subproblem, 0),
+                  open_row_squares(rowsplit_part(rank.subproblem, i % parts, parts), 0))
+            << n << " " << i;
       }
       EXPECT_EQ(plan_rowsplit(n, false, {}, cut.size()).parts, parts) << n;
     }
