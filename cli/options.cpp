@@ -367,6 +367,10 @@ std::vector<OptionRow> option_table(Args& a) {
        "threads (a test of many ranks on one machine, oversubscribed): each task takes threads / "
        "cores times as long (default: a core for each thread)",
        std::pair{1LL, 1LL << 30}},
+      {"estimate", "--tasks", &a.estimate.tasks,
+       "with --ranks: the plan cut as nqcount-mpi --tasks N cuts it (at least N tasks: blocks of "
+       "subproblems, then pieces of a subproblem) instead of its cut for the cluster",
+       std::pair{1LL, 4'294'967'295LL}},
       {"estimate", "--node-cores", &a.estimate.node_cores,
        "cores per NUMA node of the machine the wall time is for", std::pair{1LL, max_threads}},
       {"estimate", "-t,--threads", &a.estimate.threads,

@@ -81,6 +81,7 @@ struct EstimateArgs {
   int ranks = 0;    // > 0: the wall time of nqcount-mpi on this many ranks of procs threads
   double root_seconds = -1;  // rank 0's time per request (-1: the measured default)
   int cores = 0;             // with ranks: the cores their threads share (0: a core each)
+  long long tasks = 0;       // with ranks: the plan's fewest tasks (0: nqcount-mpi's cut)
   bool json = false;
 };
 

@@ -53,11 +53,14 @@ int run_estimate(const EstimateArgs& args) {
   config.procs = args.procs;
   config.node_cores = args.node_cores;
   config.threads = args.threads;
-  if ((args.root_seconds >= 0 || args.cores > 0) && args.ranks == 0) {
-    print_error(std::string(args.cores > 0 ? "--cores" : "--root-seconds") +
+  if ((args.root_seconds >= 0 || args.cores > 0 || args.tasks > 0) && args.ranks == 0) {
+    print_error(std::string(args.cores > 0   ? "--cores"
+                            : args.tasks > 0 ? "--tasks"
+                                             : "--root-seconds") +
                 " applies to --ranks only");
     return 2;
   }
+  config.min_tasks = static_cast<std::uint64_t>(args.tasks);
   config.cores = args.cores;
   config.ranks = args.ranks;
   config.root_seconds = args.root_seconds >= 0 ? args.root_seconds : 1 / kMeasuredRootRate;
@@ -130,7 +133,12 @@ int run_estimate(const EstimateArgs& args) {
                      " batches)");
     line("busy", fixed(d.efficiency, 3) + " of the threads' time" +
                      (args.cores > 0 ? " (on " + std::to_string(args.cores) + " cores, shared)"
-                                     : std::string()));
+                                     : std::string()) +
+                     " with every task at its estimated cost");
+    line("", fixed(r->scattered.efficiency, 3) +
+                 " with the tasks' times scattered as the sample's (+-" +
+                 fixed(100 * r->scatter, 0) + "%): wall " + duration(r->scattered.makespan) +
+                 ", tail " + duration(r->scattered.tail));
     line("rank 0", fixed(100 * d.root_busy, 2) + "% busy serving requests (" +
                        general(r->root_seconds) + " s each; --root-seconds), longest wait " +
                        duration(d.longest_wait) +

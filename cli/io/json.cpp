@@ -107,6 +107,9 @@ void to_json(nlohmann::json& j, const EstimateResult& r) {
     j["cluster"]["root_seconds"] = r.root_seconds;
     j["cluster"]["busy_fraction"] = r.deal.efficiency;
     j["cluster"]["cores"] = r.cores;
+    j["cluster"]["scatter"] = r.scatter;
+    j["cluster"]["scattered"] = r.scattered;
+    j["cluster"]["scattered"]["busy_fraction"] = r.scattered.efficiency;
   }
 }
 

@@ -48,6 +48,7 @@ struct Stratum {
 struct Draw {
   std::uint64_t rank = 0;
   std::uint64_t part = 0;  // its piece of the rank (Plan::parts)
+  double cost = 0;         // its estimated cost (the cost model's)
   double share = 0;
   int stratum = 0;
   std::vector<double> seconds;  // its estimated seconds, one per timing pass
@@ -165,8 +166,10 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
   // A cluster's plan is cut as nqcount-mpi cuts it for all its threads.
   const std::uint64_t all_threads = static_cast<std::uint64_t>(std::max(config.ranks, 1)) *
                                     static_cast<std::uint64_t>(config.procs);
-  const Plan plan =
-      plan_rowsplit(n, false, {}, config.ranks > 0 ? cluster_plan_tasks(n, all_threads) : 0);
+  const Plan plan = plan_rowsplit(n, false, {},
+                                  config.ranks == 0      ? 0
+                                  : config.min_tasks > 0 ? config.min_tasks
+                                                         : cluster_plan_tasks(n, all_threads));
   const int probe = detail::cost_probe_rows(n);
   std::vector<std::uint64_t> costs;
   arena.execute([&] { costs = estimate_costs(plan); });
@@ -227,6 +230,7 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
     Draw d;
     d.rank = ranks[pick].first;
     d.part = plan.part(task);
+    d.cost = ranks[pick].second;
     d.share = ranks[pick].second / s.cost;
     d.stratum = h;
     return d;
@@ -451,6 +455,39 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
     r.deal = simulate_dealer(tasks, config.ranks, config.procs, config.root_seconds);
     r.wall_seconds = r.deal.makespan;
     r.efficiency = r.deal.efficiency;
+    // Again with every task's time scattered around its cost's share as the draws' times were:
+    // each draw's mean seconds over its cost's share of the sampled seconds, these ratios taken
+    // to a mean of 1 (over draws made in proportion to cost, the mean is the cost-weighted one,
+    // so the work stays the same), and each task given one of them, drawn at random (seeded);
+    // a task of several ranks the mean of as many. A draw counted in part (from n = 26) adds
+    // its chunk pairs' sampling error to its ratio: the scatter errs wide there.
+    std::vector<double> strays;
+    for (const Draw& d : draws) {
+      const double mean = std::accumulate(d.seconds.begin(), d.seconds.end(), 0.0) /
+                          static_cast<double>(d.seconds.size());
+      if (d.cost > 0 && per_cost > 0) strays.push_back(mean / (d.cost * per_cost));
+    }
+    const double mean_stray = strays.empty() ? 0
+                                             : std::accumulate(strays.begin(), strays.end(), 0.0) /
+                                                   static_cast<double>(strays.size());
+    if (mean_stray > 0) {
+      double ss = 0;
+      for (double& x : strays) {
+        x /= mean_stray;
+        ss += (x - 1) * (x - 1);
+      }
+      r.scatter = strays.size() > 1 ? std::sqrt(ss / static_cast<double>(strays.size() - 1)) : 0;
+      std::mt19937_64 pick(config.seed ^ 0x73636174746572ull);
+      std::uniform_int_distribution<std::size_t> any(0, strays.size() - 1);
+      for (std::size_t i = 0; i < tasks.size(); ++i) {
+        const std::uint64_t ranks_in = std::max<std::uint64_t>(
+            1, std::min<std::uint64_t>(plan.end_rank(i) - plan.first_rank(i), 64));
+        double sum = 0;
+        for (std::uint64_t k = 0; k < ranks_in; ++k) sum += strays[any(pick)];
+        tasks[i].seconds *= sum / static_cast<double>(ranks_in);
+      }
+      r.scattered = simulate_dealer(tasks, config.ranks, config.procs, config.root_seconds);
+    }
   } else {
     const SimulatedRun run =
         simulate_schedule(tasks, config.procs, std::min(config.node_cores, config.procs), 0, true);

@@ -74,6 +74,9 @@ struct EstimateConfig {
   // cores, as the time-sharing of threads that all have work does; threads idle at the end do
   // not speed the others up in the replay, so its tail errs long.
   int cores = 0;
+  // With `ranks`: the plan cut into at least this many tasks (nqcount-mpi's --tasks) instead of
+  // cluster_plan_tasks. 0: that cut.
+  std::uint64_t min_tasks = 0;
   int threads = 0;  // threads counting the sample (0: every hardware thread)
   // Subproblems also counted whole by the join and by the best backtracking kernel, which must
   // agree: the cheapest (by the cost model) `check` of 64 check drawn uniformly (the search
@@ -120,6 +123,12 @@ struct EstimateResult {
   // wall_seconds and efficiency), and rank 0's time per request it assumed.
   bool cluster = false;
   SimulatedDeal deal;
+  // The same replay with every task's time scattered around its cost's share as the sample's
+  // times were around theirs (each task the ratio of a draw picked at random), and that
+  // scatter: the ratios' relative standard deviation. The cost model is not exact task by task;
+  // `deal` takes it to be, so its busy fraction and tail err on the good side.
+  SimulatedDeal scattered;
+  double scatter = 0;
   double root_seconds = 0;
   int cores = 0;       // EstimateConfig::cores
   double seconds = 0;  // this estimate's own wall time

@@ -198,7 +198,10 @@ SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, 
 // costs, cycled over Q(27)'s 2^21 tasks and scaled to its estimated total, on 1,024 ranks of 64
 // threads: the threads were busy 20% of the time with batches of at most 1/(64 ranks) of the
 // plan, 39% with batches of a task a thread in plan order, 69% largest first, 92% largest first
-// holding two batches.)
+// holding two batches.) Three, because task times scatter around their estimates (+-43 to 74%
+// in the estimate's samples at n = 26 to 28): Q(28) on 10,000 ranks of 64 threads, its tasks'
+// times scattered so in the replay, was busy 0.833 of the time holding two batches and 0.955
+// holding three (0.989 and 0.988 at the estimated costs; perf/results/log.md).
 //   The unit of that order is a run of `run` consecutive tasks (dealer_run), dealt together
 // and counted in plan order, largest run first: neighbours in the row-split plan share a half's
 // bottom rows, which the join reuses, and scattered tasks made them again (nqcount-mpi on 2
@@ -221,14 +224,14 @@ std::vector<std::size_t> dealer_order(std::size_t tasks, Cost cost, std::size_t 
     for (std::size_t i = r * run; i < std::min(tasks, (r + 1) * run); ++i) order.push_back(i);
   return order;
 }
-inline constexpr std::size_t kDealerBatchesHeld = 2;
+inline constexpr std::size_t kDealerBatchesHeld = 3;
 // The batch rule, in tasks a thread: a rank of `threads` threads, among `all_threads` over every
 // rank, gets `threads` times a share of guided self-scheduling (the tasks left over four times
 // all the threads, at least 1), capped at 1/kDealerCapShare of the plan over all the threads
 // (at least 1).
 // So a batch keeps every thread of its rank busy (a 64-thread rank is dealt 64 tasks or more
 // while there are), and the batches out with the ranks, all that a lost rank or a killed job
-// costs again, hold at most about kDealerBatchesHeld / kDealerCapShare of the plan (0.8%), or
+// costs again, hold at most about kDealerBatchesHeld / kDealerCapShare of the plan (1.2%), or
 // that many tasks a thread. At least 1 while any is left. (With 1/64, two batches held and the
 // largest first, a job killed a third of the way through n = 20 on 3 ranks had 14.5% of its
 // finished work to redo.)

@@ -137,6 +137,7 @@ const std::vector<Cmd>& table() {
         {"--ranks", Kind::integer, "2"},
         {"--root-seconds", Kind::real, "0.001", false, "--ranks 2"},
         {"--cores", Kind::integer, "2", false, "--ranks 2"},
+        {"--tasks", Kind::wide, "100", false, "--ranks 2"},
         {"--json", Kind::flag, ""}}},
       {"topology",
        {{"--threads", Kind::integer, "2"},

@@ -52,6 +52,9 @@ TEST(EstimateCli, BadInputIsOneErrorLineAndExitTwo) {
   expect_usage_error("estimate --n 12 --ranks 4 --cores 0");
   expect_usage_error("estimate --n 12 --ranks 4 --cores two");
   expect_usage_error("estimate --n 12 --cores 2");
+  expect_usage_error("estimate --n 12 --tasks 100");
+  expect_usage_error("estimate --n 12 --ranks 4 --tasks 0");
+  expect_usage_error("estimate --n 12 --ranks 4 --tasks 5000000000");
 }
 
 // --ranks R --procs T: the sample's costs replayed through nqcount-mpi's dealer on R ranks of T
@@ -92,8 +95,31 @@ TEST(EstimateCli, RanksReplayTheDealerOnACluster) {
               1e-6 * j["core_seconds"]["estimate"].get<double>());
   const Outcome text = nqcount(args + " --root-seconds 1");
   ASSERT_EQ(text.status, 0) << text.err;
-  for (const char* what : {"ranks of 2 threads", "busy", "rank 0", "tail", "the bottleneck"})
+  for (const char* what : {"ranks of 2 threads", "busy", "rank 0", "tail", "the bottleneck",
+                           "scattered as the sample's"})
     EXPECT_NE(text.out.find(what), std::string::npos) << what << "\n" << text.out;
+  // The replay again with the tasks' times scattered as the sample's: about the same work (each
+  // task a ratio of mean 1), a wall time no shorter than the work allows.
+  const auto& sc = c["scattered"];
+  EXPECT_GT(c["scatter"].get<double>(), 0.0);
+  EXPECT_NEAR(sc["work_seconds"].get<double>(), c["work_seconds"].get<double>(),
+              0.25 * c["work_seconds"].get<double>());
+  EXPECT_GT(sc["busy_fraction"].get<double>(), 0.0);
+  EXPECT_LE(sc["busy_fraction"].get<double>(), 1.0);
+  EXPECT_GE(sc["makespan_seconds"].get<double>() * 8 * (1 + 1e-9),
+            sc["work_seconds"].get<double>());
+}
+
+// --tasks N: the plan cut as nqcount-mpi --tasks N cuts it, into pieces of its ranks past one a
+// task (n = 14: 1,716 ranks, 7 pieces each at most).
+TEST(EstimateCli, TasksCutThePlanAsNqcountMpiDoes) {
+  const Outcome r = nqcount(
+      "estimate --n 14 --samples 8 --spread 0 --threads 1 --ranks 2 --procs 1 --tasks 20000 "
+      "--json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["tasks"], 1716 * 7);
+  EXPECT_EQ(j["ranks"], 1716);
 }
 
 // The intervals hold what a full count measures (its total, here; the seconds are a timing, left

@@ -129,7 +129,7 @@ TEST(Runner, ManyThreadsStealingCountEverySubproblemOnce) {
   }
 }
 
-// Two counts at once sharing seats (nqcount-mpi's two batches a rank): never more threads
+// Two counts at once sharing seats (nqcount-mpi's batches held by a rank): never more threads
 // counting than seats, whatever threads each count has, and the selections' counts still add up
 // to the whole.
 TEST(Runner, CountsSharingSeatsNeverCountOnMoreThreadsThanSeats) {
