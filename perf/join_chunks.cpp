@@ -6,26 +6,15 @@
 // (scaled from the pieces to every chunk pair). The draws are the same for every build, so two
 // builds of this program compare the kernel side by side on a few seconds of work.
 //   build/perf/nq_join_chunks N [draws] [pieces] [seed]
-#include <time.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <vector>
 
+#include "base/threads.hpp"
 #include "engine/count/plan.hpp"
 #include "kernels/kernels.hpp"
-
-namespace {
-
-double thread_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -59,9 +48,10 @@ int main(int argc, char** argv) {
     while (pick + 1 < pool.size() && x >= pool[pick].second) x -= pool[pick++].second;
     const nq::RankedSubproblem key = nq::rowsplit_rank(plan, pool[pick].first);
     const nq::Subproblem s = key.subproblem;
-    const double t0 = thread_seconds();
-    const nq::JoinSample js = nq::sample_join(s, pieces, seed + pool[pick].first, &thread_seconds);
-    spent += thread_seconds() - t0;
+    const double t0 = nq::thread_cpu_seconds();
+    const nq::JoinSample js =
+        nq::sample_join(s, pieces, seed + pool[pick].first, &nq::thread_cpu_seconds);
+    spent += nq::thread_cpu_seconds() - t0;
     const double all = static_cast<double>(js.east_chunks) * static_cast<double>(js.west_chunks);
     const double scale = js.pieces ? all / static_cast<double>(js.pieces) : 0;
     const double w =

@@ -4,25 +4,14 @@
 // seconds both ways and, at the end, the pieces' total over the whole's (what cutting the plan
 // into pieces costs at this n). Every rank's pieces must add up to its count.
 //   build/perf/nq_join_pieces N [draws] [parts]
-#include <time.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <span>
 
+#include "base/threads.hpp"
 #include "engine/count/plan.hpp"
 #include "kernels/kernels.hpp"
-
-namespace {
-
-double thread_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -54,13 +43,13 @@ int main(int argc, char** argv) {
   for (int d = 0; d < draws; ++d) {
     std::uint64_t rank = (2 * static_cast<std::uint64_t>(d) + 1) * whole.ranks / (2 * draws);
     while (rank + 1 < whole.ranks && nq::rowsplit_rank(whole, rank).weight == 0) ++rank;
-    const double t0 = thread_seconds();
+    const double t0 = nq::thread_cpu_seconds();
     const std::uint64_t solutions = count(nq::rowsplit_rank(whole, rank).subproblem);
-    const double t1 = thread_seconds();
+    const double t1 = nq::thread_cpu_seconds();
     std::uint64_t sum = 0;
     for (std::uint64_t p = 0; p < parts; ++p)
       sum += count(nq::rowsplit_task(cut, rank * parts + p).subproblem);
-    const double t2 = thread_seconds();
+    const double t2 = nq::thread_cpu_seconds();
     whole_seconds += t1 - t0;
     pieces_seconds += t2 - t1;
     std::printf("rank %llu: whole %.3f s, %llu pieces %.3f s (%.3f)%s\n",

@@ -4,7 +4,6 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_sort.h>
 #include <oneapi/tbb/task_arena.h>
-#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -14,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "base/threads.hpp"
 #include "engine/count/cost.hpp"
 #include "engine/count/count.hpp"
 #include "engine/count/memory.hpp"
@@ -30,12 +30,6 @@ constexpr double kZ95 = 1.959964;
 // The timing passes after the first are gathered into this many blocks of the window, each a
 // measure of the machine's speed (draws_per_pass cuts passes longer than a block).
 constexpr int kSpeedBlocks = 8;
-
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
 
 // One stratum: positions [begin, end) of the tasks sorted by cost, and their total cost.
 struct Stratum {

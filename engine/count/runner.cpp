@@ -9,7 +9,6 @@
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 #include <oneapi/tbb/task_scheduler_observer.h>
-#include <time.h>
 
 #include <algorithm>
 #include <array>
@@ -30,6 +29,7 @@
 #include "base/prefault.hpp"
 #include "base/sanitizers.hpp"
 #include "base/splitmix.hpp"
+#include "base/threads.hpp"
 #include "engine/count/cost.hpp"
 #include "engine/count/count.hpp"
 #include "engine/count/memory.hpp"
@@ -134,15 +134,6 @@ struct alignas(64) WorkerTally {
   int bound_to = -1;  // the one CPU it was bound to for its loop (worker_cpus), or -1
 };
 
-// The CPU time of the calling thread. Task costs are measured with it rather than the wall
-// clock: on a shared machine a task that is preempted for a time slice would otherwise look
-// ten times its cost, and the simulator would blame the split for the scheduler's noise.
-double thread_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
 // The counting step for a batch of claimed subproblems: the kernel's batch call, then the weighted
 // sums into the worker's partial, the journal and the progress.
 class Counter {
@@ -197,10 +188,10 @@ class Counter {
         local ? local + (begin - ranges.layout.node_begin[node]) : gathered.data(), m);
     if (stats_) {  // one at a time, timed: --task-stats
       for (std::size_t i = 0; i < m; ++i) {
-        const double t0 = thread_seconds();
+        const double t0 = thread_cpu_seconds();
         kernel_->count(in.subspan(i, 1), std::span<Tally>(tallies.data() + i, 1));
         TaskStat& st = (*stats_)[ids[i]];
-        st.seconds = thread_seconds() - t0;
+        st.seconds = thread_cpu_seconds() - t0;
         st.nodes = tallies[i].nodes;
       }
     } else {
@@ -276,7 +267,7 @@ class Counter {
     const std::uint32_t* ids = ranges.layout.ids.data() + begin;
     std::uint64_t ahead = 0;  // cost the monitor has seen already (finished tasks only)
     for (std::size_t i = 0; i < m; ++i) {
-      const double t0 = stats_ ? thread_seconds() : 0;
+      const double t0 = stats_ ? thread_cpu_seconds() : 0;
       Tally task;
       std::size_t held = 0;
       bool cancelled = false;
@@ -331,7 +322,7 @@ class Counter {
       }
       if (stats_) {
         TaskStat& st = (*stats_)[ids[i]];
-        st.seconds = thread_seconds() - t0;
+        st.seconds = thread_cpu_seconds() - t0;
         st.nodes = task.nodes;
       }
       part.weighted += task.solutions;
