@@ -48,7 +48,7 @@ namespace {
 // given (batch id 0: none), and what it wants: kWantMore (rank 0 answers with a batch, empty when
 // none is left), kResultsOnly (it was told there is no more; no answer), kStopInterrupted (it
 // stops: a signal; no answer). A rank holds up to kDealerBatchesHeld batches (schedule.hpp): it
-// asks for the next one as soon as one is done, while the other keeps its threads busy.
+// asks for the next one as soon as one is done, while the others keep its threads busy.
 constexpr std::uint64_t kWantMore = 0, kStopInterrupted = 1, kResultsOnly = 2;
 constexpr int kTagRequest = 1;
 // 0 -> worker: [batch id, kind, index...]; empty: no more work; [kRetry]: nothing yet, ask again
@@ -131,12 +131,12 @@ void say_first_error(const std::string& error, int rank, int ranks) {
 }
 
 // Counts what rank 0 deals until it deals nothing, kDealerBatchesHeld batches at a time, each
-// counted on a thread of its own (the two share the rank's threads as seats, ThreadSeats, so
-// that the seats the end of one batch leaves free count the next), while this thread talks to rank
+// counted on a thread of its own (they share the rank's threads as seats, ThreadSeats, so that
+// the seats the end of one batch leaves free count the others), while this thread talks to rank
 // 0 (MPI_THREAD_FUNNELED). `base` checks nothing itself (rank 0 deals the cross-checks); a check
 // batch is counted with the cross-check's kernel.
 int run_worker(const CountConfig& base, const Plan& plan, Monitor& signal) {
-  ThreadSeats seats(resolve_threads(base.threads));  // the rank's threads, for both batches
+  ThreadSeats seats(resolve_threads(base.threads));  // the rank's threads, for all its batches
   CountConfig counting = base;
   counting.seats = &seats;
   CountConfig again = counting;
@@ -247,7 +247,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
   // The kernel this rank runs (an empty selection counts nothing), and the cross-check's.
   const auto probe = count_selected(base, plan, {});
   const std::string kernel_name = probe.ok() ? probe->kernel : base.kernel;
-  ThreadSeats seats(resolve_threads(base.threads));  // the rank's threads, for both batches
+  ThreadSeats seats(resolve_threads(base.threads));  // the rank's threads, for all its batches
   CountConfig counting = base;  // rank 0 deals the cross-checks: no rank checks its own work
   counting.cross_check = 0;
   counting.seats = &seats;

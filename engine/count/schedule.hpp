@@ -193,7 +193,7 @@ SimulatedRun simulate_schedule(const std::vector<TaskStat>& tasks, int workers, 
 // first (ties in plan order), so that the run does not end waiting on a costly task dealt last:
 // task costs vary tenfold (n = 22), and a Q(27)-sized run on 1,024 ranks of 64 threads has about
 // 32 tasks a thread. A rank holds kDealerBatchesHeld batches: it asks for the next as soon as one
-// is done, while the other keeps its threads busy, so that the threads that a batch's slowest
+// is done, while the others keep its threads busy, so that the threads that a batch's slowest
 // tasks leave idle count the next one. (Replayed by simulate_dealer on n = 22's measured task
 // costs, cycled over Q(27)'s 2^21 tasks and scaled to its estimated total, on 1,024 ranks of 64
 // threads: the threads were busy 20% of the time with batches of at most 1/(64 ranks) of the
