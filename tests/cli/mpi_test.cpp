@@ -327,25 +327,13 @@ TEST(SlowMpi, EightRanksCountEighteenAndNineteenLikeTheTable) {
   }
 }
 
-// A rank of an 8-rank join count killed mid-run: the journal holds what came back, and a
-// restart on another number of ranks (its plan cut as the journal's) finishes it exactly.
-// (Rank 0's message about the lost rank is AKilledWorkerEndsTheJobAndTheJournalFinishesIt's to
-// check: with eight ranks on two loaded cores, mpirun may end the job before it has forwarded
-// rank 0's last lines.)
-TEST(SlowMpi, AKilledRankOfAJoinCountRestartsOnOtherRanksExactly) {
-  const std::string journal = temp_path("n19-kill.ckpt");
-  const Outcome stopped = interrupted_run(journal, "KILL", "worker", 19, "join", 8);
-  EXPECT_NE(stopped.status, 0) << stopped.err;
-  const Outcome resumed = mpi(3, "--n 19 --kernel join --threads 1 --json --checkpoint " + journal);
-  ASSERT_EQ(resumed.status, 0) << stopped.err << resumed.err;
-  const auto j = nlohmann::json::parse(resumed.out);
-  EXPECT_EQ(j["total"], nq::known_value(19)->total);
-  EXPECT_GT(j["subproblems_resumed"].get<std::uint64_t>(), 0u);
-}
-
-// The same with the plan cut into pieces of its subproblems (--tasks past the ranks: n = 18 has
-// 24,310, cut into 9 pieces each): the resumed run reads the cut from the journal.
-TEST(SlowMpi, AKilledRankOfACountInPiecesRestartsExactly) {
+// A rank of an 8-rank join count killed mid-run, the plan cut into pieces of its subproblems
+// (--tasks past the ranks: n = 18 has 24,310, cut into 9 pieces each): the journal holds what
+// came back, and a restart on another number of ranks, without --tasks, reads the cut from the
+// journal and finishes it exactly. (Rank 0's message about the lost rank is
+// AKilledWorkerEndsTheJobAndTheJournalFinishesIt's to check: with eight ranks on two loaded
+// cores, mpirun may end the job before it has forwarded rank 0's last lines.)
+TEST(SlowMpi, AKilledRankOfAJoinCountInPiecesRestartsOnOtherRanksExactly) {
   const std::string journal = temp_path("n18-pieces-kill.ckpt");
   const Outcome stopped =
       interrupted_run(journal, "KILL", "worker", 18, "join", 8, "--tasks 218790");
