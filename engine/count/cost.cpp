@@ -123,8 +123,7 @@ std::uint64_t detail::estimate_plan_cost(const Plan& plan, std::size_t i) {
   std::uint64_t cost = 0;  // the task's subproblems, unranked on demand
   for (std::uint64_t r = plan.first_rank(i); r < plan.end_rank(i); ++r)
     if (const RowSplitKey key = rowsplit_key(plan.n, r); key.weight != 0)
-      cost += estimate_join_cost(
-          rowsplit_part(rowsplit_subproblem(plan.n, key), plan.part(i), plan.parts), rows);
+      cost += estimate_join_cost(rowsplit_task_part(plan, i, key), rows);
   return cost;
 }
 

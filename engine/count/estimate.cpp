@@ -49,6 +49,11 @@ struct Draw {
   double solutions = 0;         // weighted
   bool within = false;          // only some of its chunk pairs counted
   double spent = 0;             // CPU seconds this draw took
+  // Its estimated seconds over every pass.
+  double mean_seconds() const {
+    return std::accumulate(seconds.begin(), seconds.end(), 0.0) /
+           static_cast<double>(seconds.size());
+  }
 };
 
 // The two-sided 95% quantile of Student's t with `df` degrees of freedom (the normal's from 30):
@@ -211,9 +216,8 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
     double sum = 0;
     for (std::uint64_t r = plan.first_rank(task); r < plan.end_rank(task); ++r)
       if (const detail::RowSplitKey key = detail::rowsplit_key(n, r); key.weight != 0) {
-        const auto c = static_cast<double>(detail::estimate_join_cost(
-            detail::rowsplit_part(detail::rowsplit_subproblem(n, key), plan.part(task), plan.parts),
-            probe));
+        const auto c = static_cast<double>(
+            detail::estimate_join_cost(detail::rowsplit_task_part(plan, task, key), probe));
         ranks.emplace_back(r, c);
         sum += c;
       }
@@ -358,9 +362,7 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
     std::vector<double> zs, zq;
     for (const Draw& d : draws)
       if (d.stratum == h) {
-        const double mean = std::accumulate(d.seconds.begin(), d.seconds.end(), 0.0) /
-                            static_cast<double>(d.seconds.size());
-        zs.push_back(mean / d.share);
+        zs.push_back(d.mean_seconds() / d.share);
         zq.push_back(d.solutions / d.share);
       }
     for (std::size_t i = 0; i < draws.size(); ++i)
@@ -458,9 +460,7 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
     // there (at n = 28, 8 chunk pairs a draw gave the same +-44% as 2).
     std::vector<double> strays;
     for (const Draw& d : draws) {
-      const double mean = std::accumulate(d.seconds.begin(), d.seconds.end(), 0.0) /
-                          static_cast<double>(d.seconds.size());
-      if (d.cost > 0 && per_cost > 0) strays.push_back(mean / (d.cost * per_cost));
+      if (d.cost > 0 && per_cost > 0) strays.push_back(d.mean_seconds() / (d.cost * per_cost));
     }
     const double mean_stray = strays.empty() ? 0
                                              : std::accumulate(strays.begin(), strays.end(), 0.0) /

@@ -625,15 +625,18 @@ Subproblem detail::rowsplit_part(const Subproblem& s, std::uint64_t part, std::u
   return piece;
 }
 
+Subproblem detail::rowsplit_task_part(const Plan& plan, std::size_t task, const RowSplitKey& key) {
+  return rowsplit_part(rowsplit_subproblem(plan.n, key), plan.part(task), plan.parts);
+}
+
 RankedSubproblem rowsplit_rank(const Plan& plan, std::uint64_t rank) {
   const RowSplitKey key = rowsplit_key(plan.n, rank);
   return {rowsplit_subproblem(plan.n, key), key.weight};
 }
 
 RankedSubproblem rowsplit_task(const Plan& plan, std::size_t task) {
-  RankedSubproblem r = rowsplit_rank(plan, plan.first_rank(task));
-  r.subproblem = rowsplit_part(r.subproblem, plan.part(task), plan.parts);
-  return r;
+  const RowSplitKey key = rowsplit_key(plan.n, plan.first_rank(task));
+  return {rowsplit_task_part(plan, task, key), key.weight};
 }
 
 Plan plan_rowsplit(int n, bool fixed_counts, const PlanControl& control, std::uint64_t min_tasks) {

@@ -90,7 +90,7 @@ Plan plan_classic(int n, int split_rows, const PlanControl& control = {});
 // arrays stay bounded whatever n is). With `min_tasks` above kMaxRowSplitTasks the tasks are
 // cut finer, to between half and all of that many (rowsplit_block; blocks are whole numbers of
 // ranks), and past one rank a task into pieces of a rank (rowsplit_parts): the granularity of a
-// cluster's run (schedule.hpp, dealer_plan_tasks), where each rank's arrays are still bounded by
+// cluster's run (cluster_plan_tasks), where each rank's arrays are still bounded by
 // the ranks of the plan times n / 2. A journal names tasks, so it resumes only a plan of the
 // same cut (RunIdentity holds the number of tasks).
 Plan plan_rowsplit(int n, bool fixed_counts = true, const PlanControl& control = {},
@@ -110,7 +110,7 @@ std::uint64_t rowsplit_parts(int n, std::uint64_t ranks, std::uint64_t min_tasks
 // rank: dealer_plan_tasks (schedule.hpp), cut into pieces of a rank from kRowSplitPartsFromN
 // only. Below it a rank's subproblem takes milliseconds to a second, its halves' walks are a
 // large part of it and every piece walks them again: three pieces cost 1.3 times the whole at
-// n = 22 and 24, 1.02 at n = 26 (perf/results/log.md).
+// n = 22 and 24, 1.02 to 1.04 at n = 26 (perf/results/log.md).
 inline constexpr int kRowSplitPartsFromN = 25;
 std::uint64_t cluster_plan_tasks(int n, std::uint64_t all_threads);
 

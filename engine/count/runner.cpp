@@ -309,8 +309,7 @@ class Counter {
            ++r) {
         const detail::RowSplitKey key = detail::rowsplit_key(plan_.n, r);
         if (key.weight == 0) continue;
-        batch[held] = detail::rowsplit_part(detail::rowsplit_subproblem(plan_.n, key),
-                                            plan_.part(ids[i]), plan_.parts);
+        batch[held] = detail::rowsplit_task_part(plan_, ids[i], key);
         ranks[held] = r;
         weights[held++] = static_cast<std::uint8_t>(key.weight);
         if (held == batch_size) flush();

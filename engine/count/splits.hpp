@@ -35,6 +35,7 @@
 #include "base/d4.hpp"
 #include "base/types.hpp"
 #include "engine/count/placement.hpp"
+#include "engine/count/plan.hpp"
 #include "kernels/subproblem.hpp"
 
 namespace nq::detail {
@@ -138,6 +139,9 @@ Subproblem fix_first_rows(const Subproblem& s, int rows, std::uint64_t seed);
 // s's; each is a subproblem like any other, so every kernel (the cross-check's too) counts the
 // same piece. s itself where parts <= 1.
 Subproblem rowsplit_part(const Subproblem& s, std::uint64_t part, std::uint64_t parts);
+// The subproblem a worker counts for rank `key` of task `task` of a row-split plan: the rank's,
+// or the task's piece of it where the plan cuts ranks into pieces (Plan::parts).
+Subproblem rowsplit_task_part(const Plan& plan, std::size_t task, const RowSplitKey& key);
 
 // Every representative of the row-split plan, in rank order, with its weight: for tests and
 // benchmarks, which want the subproblems themselves.
