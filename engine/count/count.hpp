@@ -50,9 +50,12 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor = nullpt
 // `control` bounds and stops it (plan.hpp): a stopped plan comes back with Plan::stopped set.
 Expected<Plan> make_plan(const CountConfig& config, const PlanControl& control = {});
 
-// Counts only the subproblems `indices` of `plan` (made by make_plan(config)), recording each
-// in config.journal if there is one (without calling its begin()). The orbit split needs the
-// whole plan, so `orbits.total` is the weighted sum of the selection and the rest is 0.
+// Counts only the subproblems `indices` of `plan` (made by make_plan(config)), each once in
+// whatever order and however often it is named, recording each in config.journal if there is
+// one (without calling its begin()). The orbit split needs the whole plan, so `orbits.total` is
+// the weighted sum of the selection and the rest is 0. Its cost beside the counting grows with
+// the selection, not the plan, and the calling thread only waits (an MPI rank counts many small
+// selections of a large plan, each from a thread of its own).
 Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan,
                                      std::span<const std::uint64_t> indices,
                                      Monitor* monitor = nullptr);

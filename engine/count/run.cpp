@@ -339,7 +339,9 @@ Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan
   if (!checked) return checked.error();
   if (config.recheck) checked = &second_kernel(config, **checked);
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<std::uint64_t> selection(indices.begin(), indices.end());
+  std::vector<std::uint64_t> selection(indices.begin(), indices.end());
+  std::sort(selection.begin(), selection.end());
+  selection.erase(std::unique(selection.begin(), selection.end()), selection.end());
   for (std::uint64_t i : selection)
     if (i >= plan.size())
       return Error{"subproblem " + std::to_string(i) + " is not in the plan (" +
@@ -359,9 +361,10 @@ Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan
   hooks.journal = config.journal;
   hooks.seats = config.seats;
   // Costs of the selected subproblems only: an MPI rank counts many small selections.
-  std::vector<std::uint64_t> costs(plan.size(), 0);
-  for (std::uint64_t i : selection) costs[i] = detail::estimate_plan_cost(plan, i);
-  hooks.costs = &costs;
+  std::vector<std::uint64_t> costs;
+  costs.reserve(selection.size());
+  for (std::uint64_t i : selection) costs.push_back(detail::estimate_plan_cost(plan, i));
+  hooks.selection_costs = &costs;
   std::future<Expected<Topology>> machine = start_reading_topology(config);
   // The plan's own fraction and seed, so that every rank checks the same subproblems.
   CrossCheck check(config.recheck ? 0.0 : cross_check_fraction(config), config.cross_check_seed,

@@ -7,7 +7,6 @@
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/task_arena.h>
-#include <oneapi/tbb/task_group.h>
 #include <oneapi/tbb/task_scheduler_observer.h>
 
 #include <algorithm>
@@ -16,8 +15,10 @@
 #include <bit>
 #include <chrono>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <future>
+#include <latch>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -80,11 +81,12 @@ struct alignas(64) RangeWord {
 // range is carried, another thief's scan may miss it and end its worker; but a thief empties a
 // victim only by taking its last position, so what is missed is one subproblem, which the
 // carrier counts. The words carry positions into arrays written before the workers start
-// (task_group::run orders that) and never after, so relaxed order suffices; the partial sums
-// and the task stats (one element per subproblem, written by its claimant) are read after the
-// arenas' task_group::wait.
+// (the arena's enqueue orders that) and never after, so relaxed order suffices; the partial sums
+// and the task stats (one element per subproblem, written by its claimant) are read after every
+// worker has counted down the run's latch.
 struct WorkRanges {
   WorkLayout layout;
+  std::vector<std::uint64_t> cost;  // per position: its task's estimated cost (the progress)
   // Per node: its positions' subproblems on the node's own memory, or null where nothing is
   // placed: the workers then gather each claim from the plan (no serial copy of the plan).
   std::vector<Subproblem*> local;
@@ -224,7 +226,7 @@ class Counter {
       part.weighted += static_cast<u128>(plan_.weights[id]) * tallies[i].solutions;
       finished[i] = {id, tallies[i]};
     }
-    finish(std::span(finished.data(), m), part);
+    finish(std::span(finished.data(), m), ranges.cost.data() + begin, part);
   }
 
  private:
@@ -330,17 +332,18 @@ class Counter {
       ahead += progressed;
     }
     if (watching) set_join_watch({});
-    finish(std::span(finished.data(), m), part, ahead);
+    finish(std::span(finished.data(), m), ranges.cost.data() + begin, part, ahead);
   }
 
-  // The journal, the worker's partial and the progress, for a claim's finished tasks, of whose
-  // cost the monitor has seen `ahead` already.
-  void finish(std::span<const FinishedSubproblem> finished, Partial& part,
-              std::uint64_t ahead = 0) const {
+  // The journal, the worker's partial and the progress, for a claim's finished tasks (whose
+  // estimated costs are `costs`, position by position), of whose cost the monitor has seen
+  // `ahead` already.
+  void finish(std::span<const FinishedSubproblem> finished, const std::uint64_t* costs,
+              Partial& part, std::uint64_t ahead = 0) const {
     std::uint64_t nodes = 0, cost = 0;
-    for (const FinishedSubproblem& f : finished) {
-      nodes += f.tally.nodes;
-      cost += (*hooks_.costs)[f.index];
+    for (std::size_t i = 0; i < finished.size(); ++i) {
+      nodes += finished[i].tally.nodes;
+      cost += costs[i];
     }
     if (hooks_.journal) hooks_.journal->record(finished);
     part.nodes += nodes;
@@ -459,6 +462,34 @@ void work(WorkRanges& work_ranges, std::size_t me, const Counter& counter, Worke
   }
 }
 
+// The tasks a run counts, by the run's own index: the plan's (ids empty: index = plan index), or
+// the selection's, with their estimated costs.
+struct RunTasks {
+  std::vector<std::uint32_t> ids;
+  const std::vector<std::uint64_t>* plan_costs = nullptr;  // where ids is empty
+  std::vector<std::uint64_t> selected_costs;
+  const std::vector<std::uint64_t>& costs() const {
+    return plan_costs ? *plan_costs : selected_costs;
+  }
+};
+
+RunTasks run_tasks(const RunHooks& hooks) {
+  RunTasks run;
+  if (!hooks.selection) {
+    run.plan_costs = hooks.costs;
+    return run;
+  }
+  const std::vector<std::uint64_t>& selection = *hooks.selection;
+  reserve_prefaulted(run.ids, selection.size());
+  reserve_prefaulted(run.selected_costs, selection.size());
+  for (std::size_t k = 0; k < selection.size(); ++k) {
+    run.ids.push_back(static_cast<std::uint32_t>(selection[k]));
+    run.selected_costs.push_back(hooks.selection_costs ? (*hooks.selection_costs)[k]
+                                                       : (*hooks.costs)[selection[k]]);
+  }
+  return run;
+}
+
 }  // namespace
 
 // hwloc reads the machine (tens of milliseconds, once per process) in the background, while
@@ -496,25 +527,28 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
   tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
                           static_cast<std::size_t>(numa.threads) + 1);
 
-  // Order and deal by estimated cost; only the selected subproblems (resume, MPI) are dealt.
+  // Order and deal by estimated cost; only the selected subproblems (resume, MPI) are dealt,
+  // and with a selection every array here is the selection's size, not the plan's: an MPI rank
+  // counts many small batches of a plan of up to millions of tasks.
   const std::size_t total = plan.size();
+  const RunTasks run = run_tasks(hooks);
+  const std::vector<std::uint64_t>& costs = run.costs();  // by the run's own index
   std::vector<double> estimate;
-  reserve_prefaulted(estimate, total);
-  estimate.resize(total);
-  for (std::size_t i = 0; i < total; ++i) estimate[i] = static_cast<double>((*hooks.costs)[i]);
-  // The row-split plan is dealt in its own order instead (claim_order).
-  std::vector<std::uint32_t> order = claim_order(estimate, plan.rowsplit());
-  if (hooks.selection) {
-    std::vector<bool> selected(total, false);
-    for (std::uint64_t i : *hooks.selection) selected[i] = true;
-    std::erase_if(order, [&](std::uint32_t i) { return !selected[i]; });
-  }
+  reserve_prefaulted(estimate, costs.size());
+  for (std::uint64_t c : costs) estimate.push_back(static_cast<double>(c));
   std::vector<int> threads;
   for (const ArenaPlan& a : numa.arenas) threads.push_back(a.threads);
-  // Dealt to the nodes, each node's list split into one range per thread (schedule.hpp).
+  // Dealt to the nodes largest first (the row-split plan in its own order instead, claim_order),
+  // each node's list split into one range per thread (schedule.hpp).
   WorkRanges work_ranges;
-  work_ranges.layout = lay_out_work(std::move(order), estimate, threads, plan.rowsplit());
+  work_ranges.layout =
+      lay_out_work(claim_order(estimate, plan.rowsplit()), estimate, threads, plan.rowsplit());
   const WorkLayout& layout = work_ranges.layout;
+  reserve_prefaulted(work_ranges.cost, layout.ids.size());
+  for (std::uint32_t& id : work_ranges.layout.ids) {
+    work_ranges.cost.push_back(costs[id]);
+    if (!run.ids.empty()) id = run.ids[id];  // the run's index to the plan's
+  }
   work_ranges.words = std::make_unique<RangeWord[]>(layout.workers());
   for (std::size_t w = 0; w < layout.workers(); ++w)
     work_ranges.words[w].range.store(pack_range(layout.range_begin[w], layout.range_begin[w + 1]),
@@ -555,27 +589,27 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
     result.tasks.resize(total);
     for (std::size_t i = 0; i < total; ++i) {
       result.tasks[i].id = static_cast<std::uint32_t>(i);
-      result.tasks[i].estimate = estimate[i];
       result.tasks[i].plan_order = plan.rowsplit();
       // Not selected: done by the run this one resumes, untimed here (TaskStat::resumed).
       result.tasks[i].resumed = hooks.resuming;
     }
-    if (hooks.resuming)
-      for (std::uint64_t i : *hooks.selection) result.tasks[i].resumed = false;
+    for (std::size_t k = 0; k < costs.size(); ++k) {
+      TaskStat& st = result.tasks[run.ids.empty() ? k : run.ids[k]];
+      st.estimate = estimate[k];
+      st.resumed = false;
+    }
   }
   const Counter counter(plan, kernel, hooks, monitor, config.task_stats ? &result.tasks : nullptr,
                         check);
 
   std::deque<tbb::task_arena> arenas;
   std::deque<ArenaPinning> pinning;
-  std::deque<tbb::task_group> groups;
   std::vector<WorkerTally> tallies(layout.workers());
   for (std::size_t a = 0; a < nodes; ++a) {
     arenas.emplace_back(threads[a], 0);
     // Unplaced: no observer (one per arena costs a TBB allocation that outlives the run).
     pinning.emplace_back(arenas.back(), binder ? &*binder : nullptr,
                          placed ? numa.arenas[a].cpus : kNoCpus);
-    groups.emplace_back();
   }
   // Everything up to here ran before any counting: the serial part of the run.
   result.setup_seconds =
@@ -586,12 +620,26 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
       workers.emplace_back([&, w] { work(work_ranges, w, counter, tallies[w]); });
     for (std::thread& t : workers) t.join();
   } else {
+    // Enqueued, not run from inside the arena: a thread that enters an arena (execute) takes
+    // one of its slots and counts in it while it waits, so the calling thread, a fresh one for
+    // each of an MPI rank's batches, would count with a cold cache and scratch of its own
+    // (megabytes faulted in for each batch). Workers only: the caller waits on the latch.
+    std::latch done(static_cast<std::ptrdiff_t>(layout.workers()));
+    std::mutex failed_mu;
+    std::exception_ptr failed;  // the first exception a worker threw, rethrown here
     for (std::size_t a = 0; a < nodes; ++a)
-      arenas[a].execute([&, a] {
-        for (std::size_t w = layout.worker_begin[a]; w < layout.worker_begin[a + 1]; ++w)
-          groups[a].run([&, w] { work(work_ranges, w, counter, tallies[w]); });
-      });
-    for (std::size_t a = 0; a < nodes; ++a) arenas[a].execute([&, a] { groups[a].wait(); });
+      for (std::size_t w = layout.worker_begin[a]; w < layout.worker_begin[a + 1]; ++w)
+        arenas[a].enqueue([&, w] {
+          try {
+            work(work_ranges, w, counter, tallies[w]);
+          } catch (...) {
+            std::lock_guard lock(failed_mu);
+            if (!failed) failed = std::current_exception();
+          }
+          done.count_down();
+        });
+    done.wait();
+    if (failed) std::rethrow_exception(failed);
   }
 
   Partial sum;

@@ -24,10 +24,13 @@ namespace nq::detail {
 // indices to count (all when `selection` is null), where to record the finished ones, what they
 // cost.
 struct RunHooks {
-  const std::vector<std::uint64_t>* selection = nullptr;
+  const std::vector<std::uint64_t>* selection = nullptr;  // ascending, each index once
   // The selection is what a resumed run has left: the rest was done by the run it resumes.
   bool resuming = false;
+  // The estimated costs: of every task by plan index (`costs`), or only the selection's, entry by
+  // entry (`selection_costs`), so that a small selection of a large plan costs its own size.
   const std::vector<std::uint64_t>* costs = nullptr;
+  const std::vector<std::uint64_t>* selection_costs = nullptr;
   SubproblemJournal* journal = nullptr;
   // Work beside the count, done once by worker 0 before its first claim (the others steal its
   // range meanwhile), so that it runs on the run's own threads: the row-split plan's Burnside

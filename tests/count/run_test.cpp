@@ -2,7 +2,10 @@
 // against the classic route; the table only as a last check.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -156,6 +159,63 @@ TEST(Runner, CountsSharingSeatsNeverCountOnMoreThreadsThanSeats) {
       EXPECT_LE(shared.most_taken(), seats) << kernel;
     }
   }
+}
+
+// The threads that counted (a kernel that records them, as count_selected's second kernel).
+std::mutex g_counted_on_mu;
+std::set<std::thread::id> g_counted_on;
+void count_recording_threads(std::span<const Subproblem> in, std::span<Tally> out) {
+  {
+    std::lock_guard lock(g_counted_on_mu);
+    g_counted_on.insert(std::this_thread::get_id());
+  }
+  for (std::size_t i = 0; i < in.size(); ++i) out[i] = count_one_scalar(in[i]);
+}
+bool supported() {
+  return true;
+}
+std::string_view scalar_isa() {
+  return "scalar";
+}
+const Kernel kThreadRecording{.name = "threads",
+                              .supported = &supported,
+                              .count = &count_recording_threads,
+                              .isa = &scalar_isa};
+
+// An MPI rank counts each batch from a fresh thread of its own: that thread only waits, and the
+// run's workers count (a fresh thread would count cold, its scratch faulted in for each batch).
+// The batches, named in any order and some twice, still add up to the whole.
+TEST(Runner, SelectionsAreCountedOnWorkersWhileTheCallingThreadWaits) {
+  CountConfig c{.n = 11, .threads = 1, .kernel = "scalar"};
+  const auto whole = count(c);
+  const auto plan = make_plan(c);
+  ASSERT_TRUE(whole.ok() && plan.ok());
+  c.recheck = true;
+  c.cross_check_kernel = &kThreadRecording;
+  g_counted_on.clear();
+  std::set<std::thread::id> callers;
+  u128 total = 0;
+  constexpr std::uint64_t kBatches = 8;
+  for (std::uint64_t b = 0; b < kBatches; ++b) {
+    std::vector<std::uint64_t> batch;  // every kBatches-th subproblem, backwards, some twice
+    for (std::uint64_t i = b; i < plan->size(); i += kBatches) batch.push_back(i);
+    std::reverse(batch.begin(), batch.end());
+    const std::size_t distinct = batch.size();
+    batch.push_back(batch.front());
+    std::thread caller([&] {
+      callers.insert(std::this_thread::get_id());
+      const auto r = count_selected(c, *plan, batch);
+      ASSERT_TRUE(r.ok()) << r.error().message;
+      EXPECT_EQ(r->subproblems_total, distinct);
+      EXPECT_EQ(r->subproblems, distinct);
+      EXPECT_FALSE(r->cancelled);
+      total += r->orbits.total;
+    });
+    caller.join();
+  }
+  EXPECT_TRUE(total == whole->orbits.total);
+  ASSERT_FALSE(g_counted_on.empty());
+  for (const std::thread::id& t : callers) EXPECT_EQ(g_counted_on.count(t), 0u);
 }
 
 // A count whose threads wait for a seat that never comes still stops on a cancel.
