@@ -6,7 +6,9 @@
 
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/info.h>
+#include <oneapi/tbb/task.h>
 #include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
 #include <oneapi/tbb/task_scheduler_observer.h>
 
 #include <algorithm>
@@ -81,9 +83,10 @@ struct alignas(64) RangeWord {
 // range is carried, another thief's scan may miss it and end its worker; but a thief empties a
 // victim only by taking its last position, so what is missed is one subproblem, which the
 // carrier counts. The words carry positions into arrays written before the workers start
-// (the arena's enqueue orders that) and never after, so relaxed order suffices; the partial sums
-// and the task stats (one element per subproblem, written by its claimant) are read after every
-// worker has counted down the run's latch.
+// (the arena's enqueue, or task_group::run, orders that) and never after, so relaxed order
+// suffices; the partial sums and the task stats (one element per subproblem, written by its
+// claimant) are read after every worker has counted down the run's latch (or after the arenas'
+// task_group::wait).
 struct WorkRanges {
   WorkLayout layout;
   std::vector<std::uint64_t> cost;  // per position: its task's estimated cost (the progress)
@@ -619,11 +622,22 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
     for (std::size_t w = 0; w < layout.workers(); ++w)
       workers.emplace_back([&, w] { work(work_ranges, w, counter, tallies[w]); });
     for (std::thread& t : workers) t.join();
+  } else if (tbb::task::current_context() != nullptr) {
+    // Called from a TBB task (a program's own parallel loop): the caller enters the arenas and
+    // counts too, since TBB's threads may all be callers waiting, with none left to count.
+    std::deque<tbb::task_group> groups(nodes);
+    for (std::size_t a = 0; a < nodes; ++a)
+      arenas[a].execute([&, a] {
+        for (std::size_t w = layout.worker_begin[a]; w < layout.worker_begin[a + 1]; ++w)
+          groups[a].run([&, w] { work(work_ranges, w, counter, tallies[w]); });
+      });
+    for (std::size_t a = 0; a < nodes; ++a) arenas[a].execute([&, a] { groups[a].wait(); });
   } else {
     // Enqueued, not run from inside the arena: a thread that enters an arena (execute) takes
     // one of its slots and counts in it while it waits, so the calling thread, a fresh one for
     // each of an MPI rank's batches, would count with a cold cache and scratch of its own
-    // (megabytes faulted in for each batch). Workers only: the caller waits on the latch.
+    // (megabytes faulted in for each batch). Workers only: the caller waits on the latch (TBB
+    // gives enqueued work a worker even where a program caps it at one thread).
     std::latch done(static_cast<std::ptrdiff_t>(layout.workers()));
     std::mutex failed_mu;
     std::exception_ptr failed;  // the first exception a worker threw, rethrown here

@@ -1,9 +1,14 @@
 // The runner: exact orbit counts at every thread count, against brute force and
 // against the classic route; the table only as a last check.
 #include <gtest/gtest.h>
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -216,6 +221,58 @@ TEST(Runner, SelectionsAreCountedOnWorkersWhileTheCallingThreadWaits) {
   EXPECT_TRUE(total == whole->orbits.total);
   ASSERT_FALSE(g_counted_on.empty());
   for (const std::thread::id& t : callers) EXPECT_EQ(g_counted_on.count(t), 0u);
+}
+
+// Runs `body` on a thread of its own; a body still running after a minute is a deadlock, which
+// ends the test program with a message instead of hanging the test run.
+template <class Body>
+void without_deadlock(const char* what, Body body) {
+  std::promise<void> finished;
+  std::future<void> done = finished.get_future();
+  std::thread run([&] {
+    body();
+    finished.set_value();
+  });
+  if (done.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+    std::fprintf(stderr, "%s: still counting after 60 s, a deadlock\n", what);
+    std::abort();
+  }
+  run.join();
+}
+
+// A program that caps TBB at one thread (global_control, the usual way to make TBB serial) still
+// gets its counts: the calling thread, which only waits, must not be the one thread TBB allows.
+TEST(Runner, CountsUnderAGlobalCapOfOneThread) {
+  without_deadlock("a count under a cap of one thread", [] {
+    tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+    for (const int threads : {1, 2}) {
+      CountConfig c{.n = 10, .threads = threads};
+      const auto r = count(c);
+      ASSERT_TRUE(r.ok()) << r.error().message;
+      EXPECT_TRUE(r->orbits.total == known_value(10)->total);
+      const auto plan = make_plan(c);
+      ASSERT_TRUE(plan.ok());
+      const std::uint64_t first[] = {0};
+      EXPECT_TRUE(count_selected(c, *plan, first).ok());
+    }
+  });
+}
+
+// Counts made from inside TBB's own tasks (a program counting several boards in a
+// parallel_for), as many as TBB has threads: each caller waits inside a task, so the counts must
+// not need threads of TBB's that are all waiting.
+TEST(Runner, CountsFromInsideTbbTasksAsManyAsItsThreads) {
+  std::array<u128, 8> totals{};
+  without_deadlock("counts inside TBB tasks", [&] {
+    tbb::global_control two(tbb::global_control::max_allowed_parallelism, 2);
+    tbb::parallel_for(0, static_cast<int>(totals.size()), [&](int i) {
+      CountConfig c{.n = 8 + i % 3, .threads = 2};
+      const auto r = count(c);
+      if (r.ok()) totals[static_cast<std::size_t>(i)] = r->orbits.total;
+    });
+  });
+  for (std::size_t i = 0; i < totals.size(); ++i)
+    EXPECT_TRUE(totals[i] == known_value(static_cast<int>(8 + i % 3))->total) << i;
 }
 
 // A count whose threads wait for a seat that never comes still stops on a cancel.
