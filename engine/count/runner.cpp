@@ -592,6 +592,7 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
     result.tasks.resize(total);
     for (std::size_t i = 0; i < total; ++i) {
       result.tasks[i].id = static_cast<std::uint32_t>(i);
+      if (hooks.costs) result.tasks[i].estimate = static_cast<double>((*hooks.costs)[i]);
       result.tasks[i].plan_order = plan.rowsplit();
       // Not selected: done by the run this one resumes, untimed here (TaskStat::resumed).
       result.tasks[i].resumed = hooks.resuming;
