@@ -341,6 +341,37 @@ TEST(Resume, RandomInterruptionsThenResumeGiveExactCounts) {
   }
 }
 
+// A resumed run's task stats (--task-stats) name every task, the resumed ones untimed but with
+// the same estimates as in a run from the start.
+TEST(Resume, TaskStatsOfAResumedRunKeepEveryEstimate) {
+  CountConfig config{.n = 12, .threads = 2, .task_stats = true};
+  const auto fresh = count(config);
+  ASSERT_TRUE(fresh.ok());
+  const std::string path = temp_path("stats");
+  {
+    Monitor monitor;
+    FileJournal file(path, 5ms);
+    InterruptingJournal journal(file, monitor, fresh->subproblems_total / 3);
+    config.journal = &journal;
+    const auto cut = count(config, &monitor);
+    ASSERT_TRUE(cut.ok() && cut->cancelled);
+    ASSERT_TRUE(file.close().ok());
+  }
+  FileJournal file(path, 5ms);
+  config.journal = &file;
+  const auto r = count(config);
+  ASSERT_TRUE(r.ok());
+  ASSERT_GT(r->subproblems_resumed, 0u);
+  ASSERT_EQ(r->tasks.size(), fresh->tasks.size());
+  std::uint64_t resumed = 0;
+  for (std::size_t i = 0; i < r->tasks.size(); ++i) {
+    EXPECT_EQ(r->tasks[i].estimate, fresh->tasks[i].estimate) << i;
+    EXPECT_GT(r->tasks[i].estimate, 0) << i;
+    resumed += r->tasks[i].resumed;
+  }
+  EXPECT_EQ(resumed, r->subproblems_resumed);
+}
+
 TEST(Resume, SelectedSubsetsAddUpToTheWholeCount) {
   CountConfig config;
   config.n = 12;
