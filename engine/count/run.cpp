@@ -278,9 +278,13 @@ Expected<CountResult> count_with_journal(const CountConfig& config, Monitor* mon
   if (check.on()) result.cross_check_kernel = check.second().name;
   RunHooks hooks;
   hooks.journal = config.journal;
+  std::vector<std::uint64_t> todo_costs;
   if (config.journal) {
     hooks.selection = &resumed->todo;
     hooks.resuming = true;
+    todo_costs.reserve(resumed->todo.size());
+    for (std::uint64_t i : resumed->todo) todo_costs.push_back(costs[i]);
+    hooks.selection_costs = &todo_costs;
   }
   hooks.costs = &costs;
   if (monitor) start_monitor(*monitor, plan, costs, *resumed);

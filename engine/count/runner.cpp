@@ -465,34 +465,6 @@ void work(WorkRanges& work_ranges, std::size_t me, const Counter& counter, Worke
   }
 }
 
-// The tasks a run counts, by the run's own index: the plan's (ids empty: index = plan index), or
-// the selection's, with their estimated costs.
-struct RunTasks {
-  std::vector<std::uint32_t> ids;
-  const std::vector<std::uint64_t>* plan_costs = nullptr;  // where ids is empty
-  std::vector<std::uint64_t> selected_costs;
-  const std::vector<std::uint64_t>& costs() const {
-    return plan_costs ? *plan_costs : selected_costs;
-  }
-};
-
-RunTasks run_tasks(const RunHooks& hooks) {
-  RunTasks run;
-  if (!hooks.selection) {
-    run.plan_costs = hooks.costs;
-    return run;
-  }
-  const std::vector<std::uint64_t>& selection = *hooks.selection;
-  reserve_prefaulted(run.ids, selection.size());
-  reserve_prefaulted(run.selected_costs, selection.size());
-  for (std::size_t k = 0; k < selection.size(); ++k) {
-    run.ids.push_back(static_cast<std::uint32_t>(selection[k]));
-    run.selected_costs.push_back(hooks.selection_costs ? (*hooks.selection_costs)[k]
-                                                       : (*hooks.costs)[selection[k]]);
-  }
-  return run;
-}
-
 }  // namespace
 
 // hwloc reads the machine (tens of milliseconds, once per process) in the background, while
@@ -534,8 +506,10 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
   // and with a selection every array here is the selection's size, not the plan's: an MPI rank
   // counts many small batches of a plan of up to millions of tasks.
   const std::size_t total = plan.size();
-  const RunTasks run = run_tasks(hooks);
-  const std::vector<std::uint64_t>& costs = run.costs();  // by the run's own index
+  // The run's own index k: the plan's task k, or the selection's k-th.
+  const std::vector<std::uint64_t>* selection = hooks.selection;
+  const std::vector<std::uint64_t>& costs = selection ? *hooks.selection_costs : *hooks.costs;
+  auto plan_index = [&](std::size_t k) { return selection ? (*selection)[k] : k; };
   std::vector<double> estimate;
   reserve_prefaulted(estimate, costs.size());
   for (std::uint64_t c : costs) estimate.push_back(static_cast<double>(c));
@@ -550,7 +524,7 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
   reserve_prefaulted(work_ranges.cost, layout.ids.size());
   for (std::uint32_t& id : work_ranges.layout.ids) {
     work_ranges.cost.push_back(costs[id]);
-    if (!run.ids.empty()) id = run.ids[id];  // the run's index to the plan's
+    id = static_cast<std::uint32_t>(plan_index(id));
   }
   work_ranges.words = std::make_unique<RangeWord[]>(layout.workers());
   for (std::size_t w = 0; w < layout.workers(); ++w)
@@ -598,7 +572,7 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
       result.tasks[i].resumed = hooks.resuming;
     }
     for (std::size_t k = 0; k < costs.size(); ++k) {
-      TaskStat& st = result.tasks[run.ids.empty() ? k : run.ids[k]];
+      TaskStat& st = result.tasks[plan_index(k)];
       st.estimate = estimate[k];
       st.resumed = false;
     }

@@ -27,8 +27,9 @@ struct RunHooks {
   const std::vector<std::uint64_t>* selection = nullptr;  // ascending, each index once
   // The selection is what a resumed run has left: the rest was done by the run it resumes.
   bool resuming = false;
-  // The estimated costs: of every task by plan index (`costs`), or only the selection's, entry by
-  // entry (`selection_costs`), so that a small selection of a large plan costs its own size.
+  // The estimated costs: of every task by plan index (`costs`; null where only a selection is
+  // known), and with a selection, the selection's, entry by entry (`selection_costs`), so that a
+  // small selection of a large plan costs its own size.
   const std::vector<std::uint64_t>* costs = nullptr;
   const std::vector<std::uint64_t>* selection_costs = nullptr;
   SubproblemJournal* journal = nullptr;
