@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdint>
@@ -56,7 +57,43 @@ std::string random_suffix() {
   return s;
 }
 
+// The names of the temporary files not yet published or removed. Fixed slots of owned C
+// strings, so that remove_unpublished_temps can read them from a signal handler; a process has
+// a few at once (an output, a journal), and one past the slots is simply not kept.
+constexpr std::size_t kTempSlots = 64;
+std::atomic<char*> g_temps[kTempSlots];
+
+void keep_temp(const std::string& temp) {
+  char* name = ::strdup(temp.c_str());
+  if (!name) return;
+  for (std::atomic<char*>& slot : g_temps) {
+    char* empty = nullptr;
+    if (slot.compare_exchange_strong(empty, name)) return;
+  }
+  std::free(name);
+}
+
 }  // namespace
+
+void forget_temp(const std::string& temp) {
+  for (std::atomic<char*>& slot : g_temps) {
+    char* name = slot.load();
+    if (name && temp == name && slot.compare_exchange_strong(name, nullptr)) {
+      std::free(name);
+      return;
+    }
+  }
+}
+
+void remove_temp(const std::string& temp) {
+  ::unlink(temp.c_str());
+  forget_temp(temp);
+}
+
+void remove_unpublished_temps() noexcept {
+  for (std::atomic<char*>& slot : g_temps)
+    if (const char* name = slot.load()) ::unlink(name);
+}
 
 int create_temp_beside(const std::string& target, int& fd, std::string& temp) {
   // A short hidden name in the target's folder (the rename must stay on one file system), so
@@ -72,6 +109,7 @@ int create_temp_beside(const std::string& target, int& fd, std::string& temp) {
     fd = ::open(temp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY,
                 replacing ? 0600 : 0666);
     if (fd >= 0) {
+      keep_temp(temp);
       // Best effort, as before: a file system without modes (FAT) refuses it harmlessly.
       if (replacing) (void)::fchmod(fd, st.st_mode & 07777);
       return 0;
@@ -88,7 +126,10 @@ int publish_temp(int fd, const std::string& temp, const std::string& target) {
   int failure = ::fsync(fd) == 0 ? 0 : errno;
   if (::close(fd) != 0 && !failure) failure = errno;  // a deferred write error (NFS, quota)
   if (!failure && std::rename(temp.c_str(), target.c_str()) != 0) failure = errno;
-  if (failure) ::unlink(temp.c_str());
+  if (failure)
+    remove_temp(temp);
+  else
+    forget_temp(temp);
   return failure;
 }
 

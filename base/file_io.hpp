@@ -41,8 +41,18 @@ struct OutputTarget {
 // less the umask; and its publication: fsync, close, rename onto the target. Both return 0 or the
 // errno of the first failure; publish_temp closes `fd` and removes the temporary file whatever
 // happens. The temporary file is open for reading and writing (a new journal is read back).
+// Until it is published or removed, the process keeps each temporary file's name
+// (remove_unpublished_temps).
 int create_temp_beside(const std::string& target, int& fd, std::string& temp);
 int publish_temp(int fd, const std::string& temp, const std::string& target);
+// A temporary file of create_temp_beside given up (removed), or given a name of its caller's
+// (renamed: forgotten only).
+void remove_temp(const std::string& temp);
+void forget_temp(const std::string& temp);
+// Removes every temporary file of this process not yet published or removed: for a program
+// that ends without unwinding (std::terminate, a second signal), so that no temporary file
+// outlives it. Async-signal-safe.
+void remove_unpublished_temps() noexcept;
 
 // Where writing `path` leads, by the rule above; an Error (naming `path`) if it is refused.
 Expected<OutputTarget> resolve_output(const std::string& path);

@@ -1,6 +1,27 @@
 #include "base/types.hpp"
 
+#include <new>
+#include <stdexcept>
+#include <system_error>
+
 namespace nq {
+
+Error resource_error(std::exception_ptr thrown) {
+  const std::string limits =
+      " (fewer --threads, a smaller board, or higher limits: ulimit -v, ulimit -u)";
+  try {
+    std::rethrow_exception(thrown);
+  } catch (const std::bad_alloc&) {
+    return Error{"out of memory: an allocation failed" + limits};
+  } catch (const std::system_error& e) {
+    if (e.code() == std::errc::resource_unavailable_try_again)
+      return Error{std::string("cannot start a thread: ") + e.code().message() + limits};
+    return Error{std::string("system error: ") + e.what()};
+  } catch (const std::runtime_error& e) {
+    if (std::string_view(e.what()).find("pthread_create") == std::string_view::npos) throw;
+    return Error{std::string("cannot start a thread: ") + e.what() + limits};
+  }
+}
 
 std::string to_string(u128 v) {
   if (v == 0) return "0";

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -37,6 +38,23 @@ class Expected {
  private:
   std::variant<T, Error> v_;
 };
+
+// The Error of a resource that ran out: an allocation that failed (std::bad_alloc) or a thread
+// that could not be started (std::system_error, or the std::runtime_error oneTBB throws when
+// pthread_create fails). Any other exception is rethrown.
+Error resource_error(std::exception_ptr thrown);
+
+// Calls f(), which returns an Expected, and returns a resource that ran out under it as that
+// Expected's Error instead of an exception: the engine's public calls answer with values, even
+// out of memory or threads.
+template <class F>
+auto errors_as_values(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (...) {
+    return resource_error(std::current_exception());
+  }
+}
 
 // Decimal text of a 128-bit count.
 std::string to_string(u128 v);

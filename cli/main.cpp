@@ -9,6 +9,7 @@
 
 #include "cli/commands/commands.hpp"
 #include "cli/io/output.hpp"
+#include "cli/io/signal_scope.hpp"
 #include "cli/io/stdout_stream.hpp"
 #include "cli/options.hpp"
 
@@ -48,10 +49,16 @@ int main(int argc, char** argv) {
   // longer help met the error half way and its errno was gone by the end.)
   static char stdout_buffer[std::size_t{1} << 20];
   if (!::isatty(STDOUT_FILENO)) std::setvbuf(stdout, stdout_buffer, _IOFBF, sizeof stdout_buffer);
-  nq::cli::Args args;
-  const nq::cli::CommandLine line = nq::cli::read_command_line(argc, argv, kVersion, args);
-  if (!line.command.empty())
-    for (const auto& c : nq::cli::commands())
-      if (line.command == c.name) return check_standard_output(c.run(args));
-  return check_standard_output(line.status);
+  nq::cli::end_on_uncaught_exceptions();
+  try {
+    nq::cli::Args args;
+    const nq::cli::CommandLine line = nq::cli::read_command_line(argc, argv, kVersion, args);
+    if (!line.command.empty())
+      for (const auto& c : nq::cli::commands())
+        if (line.command == c.name) return check_standard_output(c.run(args));
+    return check_standard_output(line.status);
+  } catch (...) {  // out of memory or threads: unwound, so every file is closed or removed
+    nq::cli::print_error(nq::cli::describe_escaped(std::current_exception()));
+    return check_standard_output(2);
+  }
 }

@@ -44,13 +44,15 @@
 namespace nq::cli {
 namespace {
 
-// worker -> 0: [flag, batch id, (index, solutions, nodes)...]: the results of a batch it was
-// given (batch id 0: none), and what it wants: kWantMore (rank 0 answers with a batch, empty when
-// none is left), kResultsOnly (it was told there is no more; no answer), kStopInterrupted (it
-// stops: a signal; no answer). A rank holds up to kDealerBatchesHeld batches (schedule.hpp): it
-// asks for the next one as soon as one is done, while the others keep its threads busy.
-constexpr std::uint64_t kWantMore = 0, kStopInterrupted = 1, kResultsOnly = 2;
-constexpr int kTagRequest = 1;
+// worker -> 0: [flag, batch id, signal, (index, solutions, nodes)...]: the results of a batch it
+// was given (batch id 0: none), and what it wants: kWantMore (rank 0 answers with a batch, empty
+// when none is left), kResultsOnly (it was told there is no more; no answer), kStopInterrupted
+// (it stops: the signal it received; no answer), kStopFailed (it stops: its count failed, and the
+// error's text went to rank 0 just before, tagged kTagError; no answer). A rank holds up to
+// kDealerBatchesHeld batches (schedule.hpp): it asks for the next one as soon as one is done,
+// while the others keep its threads busy.
+constexpr std::uint64_t kWantMore = 0, kStopInterrupted = 1, kResultsOnly = 2, kStopFailed = 3;
+constexpr int kTagRequest = 1, kTagError = 3;
 // 0 -> worker: [batch id, kind, index...]; empty: no more work; [kRetry]: nothing yet, ask again
 // once another batch is done (cross-checks may still come, from counts out with the ranks; a
 // rank that holds no batch is not answered until there is work or none can come). kind: kCount,
@@ -63,11 +65,12 @@ constexpr std::uint64_t kCount = 0, kCheck = 1, kRetry = 2;
 // piece by then.
 constexpr std::chrono::milliseconds kLostRankGrace{300};
 
-constexpr std::size_t kRequestHeader = 2;
+constexpr std::size_t kRequestHeader = 3;
 
 std::vector<std::uint64_t> flatten(std::uint64_t flag, std::uint64_t batch_id,
                                    const std::vector<FinishedSubproblem>& done) {
-  std::vector<std::uint64_t> out{flag, batch_id};
+  std::vector<std::uint64_t> out{flag, batch_id,
+                                 static_cast<std::uint64_t>(SignalScope::received())};
   for (const FinishedSubproblem& f : done) {
     out.push_back(f.index);
     out.push_back(f.tally.solutions);
@@ -96,6 +99,16 @@ bool synthetic() {
     return v && std::string(v) == "1";
   }();
   return on;
+}
+
+// A message of characters from `source` (an error's text).
+std::string receive_text(int source, int tag, MPI_Status* status) {
+  MPI_Probe(source, tag, MPI_COMM_WORLD, status);
+  int count = 0;
+  MPI_Get_count(status, MPI_CHAR, &count);
+  std::string text(static_cast<std::size_t>(count), '\0');
+  MPI_Recv(text.data(), count, MPI_CHAR, source, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  return text;
 }
 
 // Every rank's verdict on the arguments and the plan: 0, or the exit status of the worst.
@@ -145,18 +158,23 @@ int run_worker(const CountConfig& base, const Plan& plan, Monitor& signal) {
     std::uint64_t id = 0;
     std::vector<FinishedSubproblem> done;
     bool interrupted = false;
+    std::string error;  // the count failed (interrupted is set too)
     std::thread thread;
   };
   std::array<Slot, kDealerBatchesHeld> slots;
   std::mutex mu;
   std::condition_variable finished;
   std::vector<std::size_t> ready;  // slots whose batch is done
+  std::string failure;             // why the first count that failed did
   // Sends slot s's results (if any) with `flag`; with kWantMore, the answer: a batch (started on
   // the slot's thread), kRetry (nothing yet: the slot idles until another batch is done), or no
   // more work.
   enum class Answer { kStarted, kLater, kNone };
   auto ask = [&](std::size_t s, std::uint64_t flag) {
     Slot& slot = slots[s];
+    if (flag == kStopFailed)
+      MPI_Send(failure.data(), static_cast<int>(failure.size()), MPI_CHAR, 0, kTagError,
+               MPI_COMM_WORLD);
     const auto request = flatten(flag, slot.id, slot.done);
     MPI_Send(request.data(), static_cast<int>(request.size()), MPI_UINT64_T, 0, kTagRequest,
              MPI_COMM_WORLD);
@@ -182,6 +200,7 @@ int run_worker(const CountConfig& base, const Plan& plan, Monitor& signal) {
         config.journal = &collected;
         const auto r = count_selected(config, plan, indices, &signal);
         me.interrupted = !r.ok() || r->cancelled;  // what it finished still goes back
+        if (!r.ok()) me.error = r.error().message;
       }
       me.done = collected.take();
       std::lock_guard lock(mu);
@@ -220,9 +239,14 @@ int run_worker(const CountConfig& base, const Plan& plan, Monitor& signal) {
     }
     slots[s].thread.join();
     --running;
+    if (failure.empty()) failure = slots[s].error;
+    const bool stops = !stopping && slots[s].interrupted;  // tells rank 0 once, why
     stopping = stopping || slots[s].interrupted;
     const auto before = idle;  // the slots that idled before this batch was done
-    want(s, stopping ? kStopInterrupted : dry ? kResultsOnly : kWantMore);
+    want(s, stops      ? (failure.empty() ? kStopInterrupted : kStopFailed)
+            : stopping ? kResultsOnly
+            : dry      ? kResultsOnly
+                       : kWantMore);
     for (std::size_t t = 0; t < slots.size(); ++t)
       if (before[t] && t != s && !dry && !stopping) want(t, kWantMore);
   }
@@ -257,6 +281,16 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
   auto stop_if_failed = [&] {
     if (!dealer.failure().empty() && !check_failed.exchange(true)) dealer.stop_dealing();
   };
+  // Why the run stopped short, other than rank 0's own signal: the first rank whose count failed
+  // ("rank 2: ...": the run exits 2), or the signal a worker received (the run exits 128 + it).
+  std::mutex stopped_mu;
+  std::string failed_rank;
+  int worker_signal = 0;
+  auto rank_failed = [&](int k, const std::string& why) {
+    std::lock_guard lock(stopped_mu);
+    if (failed_rank.empty()) failed_rank = "rank " + std::to_string(k) + ": " + why;
+    dealer.stop_dealing();
+  };
   // Rank 0 counts too, kDealerBatchesHeld batches at a time, as the workers do.
   auto count_locally = [&] {
     if (synthetic()) return;
@@ -266,6 +300,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
     for (DealtBatch batch = dealer.take(0); !batch.indices.empty(); batch = dealer.take(0)) {
       const auto r = count_selected(batch.check ? check : count, plan, batch.indices, &signal);
       dealer.deliver(0, collected.take(), batch.check);
+      if (!r.ok()) rank_failed(0, r.error().message);
       stop_if_failed();
       if (!r.ok() || r->cancelled || check_failed) break;
     }
@@ -362,7 +397,7 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
     Worker& worker = workers[static_cast<std::size_t>(st.MPI_SOURCE)];
     const bool well_formed = request.size() >= kRequestHeader &&
                              (request.size() - kRequestHeader) % 3 == 0 &&
-                             request[0] <= kResultsOnly;
+                             request[0] <= kStopFailed;
     const auto held = std::find_if(worker.held.begin(), worker.held.end(),
                                    [&](const Outstanding& o) { return o.id == request[1]; });
     const bool matches =
@@ -384,9 +419,16 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
     }
     stop_if_failed();
     handled += !done.empty();
-    if (request[0] == kStopInterrupted) {
+    if (request[0] == kStopInterrupted || request[0] == kStopFailed) {
       worker.stopped = true;
       dealer.stop_dealing();  // a rank that stops (a signal, an error) ends the run: resumable
+      if (request[0] == kStopFailed) {
+        MPI_Status error_status;
+        const auto text = receive_text(st.MPI_SOURCE, kTagError, &error_status);
+        rank_failed(st.MPI_SOURCE, text);
+      } else if (worker_signal == 0) {
+        worker_signal = static_cast<int>(request[2]);
+      }
     }
     retire(worker);  // its last results (kResultsOnly, kStopInterrupted) may be in
     if (request[0] == kWantMore) answer(st.MPI_SOURCE);
@@ -413,7 +455,8 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
     CountResult r;
     r.n = plan.n;
     (void)finish_count(plan, dealer.sum(), resumed, r);
-    const int status = report_interrupted(args, r, journal, "mpirun [the same mpirun options] ");
+    const int status =
+        report_interrupted(args, r, journal, "mpirun [the same mpirun options] ", worker_signal);
     MPI_Abort(MPI_COMM_WORLD, status);
     return status;
   }
@@ -432,6 +475,11 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
     if (journal) (void)journal->close();
     return 1;
   }
+  if (!failed_rank.empty() && !SignalScope::received()) {  // what came back stays in the journal
+    print_error(failed_rank);
+    if (journal) (void)journal->close();
+    return 2;
+  }
   CountResult r;
   r.n = plan.n;
   r.threads = all_threads;
@@ -441,29 +489,144 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
   r.memory_estimate = probe.ok() ? probe->memory_estimate : 0;  // this rank's (one rank's)
   const auto finished = finish_count(plan, dealer.sum(), resumed, r);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (r.cancelled) return report_interrupted(args, r, journal, "mpirun [the same mpirun options] ");
+  if (r.cancelled)
+    return report_interrupted(args, r, journal, "mpirun [the same mpirun options] ", worker_signal);
   if (!finished) {
     print_error(finished.error().message);
     return 2;
   }
+  std::vector<std::string> failed_writes;
   if (journal)
     if (auto closed = journal->close(); !closed)
-      print_warning(closed.error().message + " (the counts below are complete)");
-  return report_count(args, r, RankShares{dealer.by_rank(), dealer.checked_elsewhere()});
+      failed_writes.push_back(closed.error().message + " (the count is complete)");
+  return report_with_failed_writes(
+      args, r, RankShares{dealer.by_rank(), dealer.checked_elsewhere()}, failed_writes);
+}
+
+// One of what shapes a rank's count: its name, the value compared, and how it reads in the
+// message when ranks differ ("--n 17", "NQ_KERNEL=reference").
+struct IdentityField {
+  std::string name, value, shown;
+};
+
+// Everything that shapes the plan, the kernel or the counts of a rank's run: every rank must
+// agree with rank 0 on each, or a rank of another run would contribute its work to this one's
+// sums (another n, plan, route, cut or cross-check). The threads, NUMA placement, memory limit
+// and what only rank 0 does (output, checkpoint, progress) may differ.
+std::vector<IdentityField> run_fields(const CountArgs& args, const CountConfig& config) {
+  const bool from_env = args.kernel.empty() && config.kernel != "auto";
+  auto number = [](const char* flag, long long v, long long unset) {
+    const std::string value = std::to_string(v);
+    return IdentityField{flag, value,
+                         v == unset ? std::string(flag) + " not given" : flag + (" " + value)};
+  };
+  char fraction[32];
+  std::snprintf(fraction, sizeof fraction, "%.17g", cross_check_fraction(config));
+  return {
+      {"version", NQ_VERSION, std::string("nqcount-mpi ") + NQ_VERSION},
+      number("--n", config.n, -1),
+      {"kernel", config.kernel,
+       from_env              ? "NQ_KERNEL=" + config.kernel
+       : args.kernel.empty() ? "--kernel auto (the default)"
+                             : "--kernel " + args.kernel},
+      number("--split-depth", args.split_rows, -1),
+      number("--tasks", args.tasks, 0),
+      {"--cross-check", fraction, std::string("--cross-check ") + fraction},
+      number("--cross-check-seed", static_cast<long long>(config.cross_check_seed), -1),
+      {"--order", args.order, "--order " + args.order},
+      {"--lookahead", args.lookahead ? "1" : "0",
+       args.lookahead ? "--lookahead" : "no --lookahead"},
+  };
+}
+
+std::string serialize(const std::vector<IdentityField>& fields) {
+  std::string out;
+  for (const IdentityField& f : fields)
+    out += f.name + '\x1f' + f.value + '\x1f' + f.shown + '\x1e';
+  return out;
+}
+
+std::vector<IdentityField> deserialize(const std::string& text) {
+  std::vector<IdentityField> fields;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t a = text.find('\x1f', at), b = text.find('\x1f', a + 1),
+                      end = text.find('\x1e', b + 1);
+    if (a == std::string::npos || b == std::string::npos || end == std::string::npos) break;
+    fields.push_back(
+        {text.substr(at, a - at), text.substr(a + 1, b - a - 1), text.substr(b + 1, end - b - 1)});
+    at = end + 1;
+  }
+  return fields;
+}
+
+// Rank 0's `text`, on every rank.
+std::string broadcast(std::string text, int rank) {
+  std::uint64_t size = text.size();
+  MPI_Bcast(&size, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  if (rank != 0) text.assign(size, '\0');
+  MPI_Bcast(text.data(), static_cast<int>(size), MPI_CHAR, 0, MPI_COMM_WORLD);
+  return text;
+}
+
+// How this rank's run differs from rank 0's: the first field that differs, in one line; empty
+// where they agree.
+std::string differs_from_root(const std::vector<IdentityField>& mine, int rank) {
+  const std::vector<IdentityField> root = deserialize(broadcast(serialize(mine), rank));
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    if (i < root.size() && root[i].name == mine[i].name && root[i].value == mine[i].value) continue;
+    const std::string theirs = i < root.size() ? root[i].shown : "another version";
+    return "started with " + mine[i].shown + ", rank 0 with " + theirs +
+           ": every rank of a job must run the same count";
+  }
+  return "";
+}
+
+// The ranks' verdict on their command lines, before anything else: every rank reads its own and
+// none leaves before the others know (a rank that left alone would hang the others in their first
+// collective call). Nothing: every rank counts. Else the status every rank exits with, after
+// rank 0 said why (a rank's error, or ranks started with different commands) or printed the help
+// or the version all of them asked for.
+std::optional<int> agree_on_command_line(int argc, char** argv, int rank, int ranks, Args& all) {
+  MpiCommandLine line = read_mpi_command_line(argc, argv, NQ_VERSION, all);
+  if (line.outcome == MpiCommandLine::kCount)
+    if (std::string bad = count_args_error(all.count, true); !bad.empty())
+      line = {MpiCommandLine::kError, std::move(bad)};
+  int outcome = line.outcome;
+  MPI_Bcast(&outcome, 1, MPI_INT, 0, MPI_COMM_WORLD);  // rank 0's
+  const int worst = agree(line.outcome == MpiCommandLine::kError ? 2 : 0);
+  std::string error;
+  if (line.outcome == MpiCommandLine::kError)
+    error = line.text;
+  else if (worst == 0 && line.outcome != outcome)
+    error = std::string(line.outcome == MpiCommandLine::kPrint ? "asked for --help or --version"
+                                                               : "asked to count") +
+            ", rank 0 " +
+            (outcome == MpiCommandLine::kPrint ? "for --help or --version" : "to count") +
+            ": every rank must be started with the same command line";
+  if (agree(error.empty() ? 0 : 2) != 0) {
+    say_first_error(error, rank, ranks);
+    return 2;
+  }
+  if (line.outcome == MpiCommandLine::kCount) return std::nullopt;
+  if (rank == 0) std::fputs(line.text.c_str(), stdout);
+  return 0;
 }
 
 int run(int argc, char** argv, int rank, int ranks) {
   Args all;
   CountArgs& args = all.count;
-  if (const auto done = read_mpi_command_line(argc, argv, NQ_VERSION, rank == 0, all))
-    return *done;  // NQ_VERSION: project(VERSION) in CMakeLists.txt
-  if (const std::string bad = count_args_error(args, true); !bad.empty()) {
-    if (rank == 0) print_error(bad);
-    return 2;
-  }
+  if (const auto done = agree_on_command_line(argc, argv, rank, ranks, all)) return *done;
   CountConfig config = count_config(args);
+  {
+    const std::string differs = differs_from_root(run_fields(args, config), rank);
+    if (agree(differs.empty() ? 0 : 2) != 0) {
+      say_first_error(differs, rank, ranks);
+      return 2;
+    }
+  }
   if (config.n < 4) {  // nothing to share out: rank 0 counts alone
-    return rank == 0 ? run_count(args) : 0;
+    return rank == 0 ? run_count(args, ranks) : 0;
   }
   // Every rank's threads (its --threads, or its machine's hardware threads): rank 0's batches
   // are cut by them, and the plan's granularity follows them all (cluster_plan_tasks), the same on
@@ -477,6 +640,10 @@ int run(int argc, char** argv, int rank, int ranks) {
   std::uint64_t journal_tasks =
       rank == 0 && !args.checkpoint.empty() ? rowsplit_journal_tasks(args.checkpoint, config.n) : 0;
   MPI_Bcast(&journal_tasks, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  if (const std::string bad = journal_cut_error(args, journal_tasks); !bad.empty()) {
+    if (rank == 0) print_error(bad);  // every rank knows the same: each returns 2
+    return 2;
+  }
   config.min_tasks = journal_tasks > 0 ? journal_tasks
                      : args.tasks > 0  ? static_cast<std::uint64_t>(args.tasks)
                                        : cluster_plan_tasks(config.n, all_threads);
@@ -509,6 +676,20 @@ int run(int argc, char** argv, int rank, int ranks) {
       status = 2;
       error = refused->message;
     }
+  // The plans must be alike too (a rank whose CPU chose another route for "auto", say).
+  {
+    const std::uint32_t tag =
+        cross_check_tag(cross_check_fraction(config), config.cross_check_seed);
+    const std::string mine = plan.ok() ? describe(run_identity(*plan, tag)) + ", cut for " +
+                                             std::to_string(config.min_tasks) + " tasks"
+                                       : "";
+    const std::string root = broadcast(mine, rank);
+    if (status == 0 && mine != root) {
+      status = 2;
+      error = "made another plan than rank 0 (" + mine + "; rank 0: " + root +
+              "): every rank must run the same count on the same kind of machine";
+    }
+  }
   if (rank == 0 && status == 0) {
     journal = open_checkpoint(args);
     auto start = resume_run(*plan, journal.get(),
@@ -548,7 +729,18 @@ int main(int argc, char** argv) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  const int status = nq::cli::run(argc, argv, rank, ranks);
+  nq::cli::end_on_uncaught_exceptions();  // one rank's line; mpirun ends the others
+  int status = 2;
+  try {
+    status = nq::cli::run(argc, argv, rank, ranks);
+  } catch (...) {
+    nq::cli::print_error("rank " + std::to_string(rank) + ": " +
+                         nq::cli::describe_escaped(std::current_exception()));
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  // Every rank exits alike, with rank 0's status (a worker that was stopped, by a signal or an
+  // error, told rank 0, whose status says so): a job's ranks never disagree on how it ended.
+  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
   MPI_Finalize();
   return status;
 }

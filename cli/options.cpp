@@ -586,8 +586,7 @@ CommandLine read_command_line(int argc, char** argv, const char* version, Args& 
   return {"", 2};
 }
 
-std::optional<int> read_mpi_command_line(int argc, char** argv, const char* version, bool speak,
-                                         Args& args) {
+MpiCommandLine read_mpi_command_line(int argc, char** argv, const char* version, Args& args) {
   CLI::App app{std::string("nqcount-mpi: ") + kNqcountMpiAbout + ". " + kNqcountMpiDetail,
                "nqcount-mpi"};
   app.set_version_flag("--version", version);
@@ -599,19 +598,17 @@ std::optional<int> read_mpi_command_line(int argc, char** argv, const char* vers
   std::reverse(words.begin(), words.end());  // CLI11 takes a vector in reverse order
   try {
     app.parse(words);
+  } catch (const CLI::CallForVersion& e) {
+    return {MpiCommandLine::kPrint, std::string(e.what()) + "\n"};
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) {
-      if (speak) app.exit(e);
-      return 0;
-    }
+    if (e.get_exit_code() == 0) return {MpiCommandLine::kPrint, app.help()};
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
-    if (speak) print_error(what);
-    return 2;
+    return {MpiCommandLine::kError, trimmed(what)};
   }
   args.count.argv.assign(argv, argv + argc);
   args.count.given = given_options(app, rows, "count");
-  return std::nullopt;
+  return {};
 }
 
 std::string long_flag(const char* flags) {

@@ -185,9 +185,13 @@ struct CommandLine {
 CommandLine read_command_line(int argc, char** argv, const char* version, Args& args);
 
 // nqcount-mpi's command line: `count`'s rows into `args.count` (a leading "count" is allowed).
-// Nothing when the count is to run; else the exit status, the help, the version or the usage
-// error printed only where `speak` (rank 0).
-std::optional<int> read_mpi_command_line(int argc, char** argv, const char* version, bool speak,
-                                         Args& args);
+// Prints nothing: every rank reads its own, and rank 0 says what they agree on (cli/mpi_main.cpp).
+struct MpiCommandLine {
+  enum Outcome { kCount, kPrint, kError };
+  Outcome outcome = kCount;
+  // kPrint: the help or the version, for standard output; kError: the usage error, one line.
+  std::string text;
+};
+MpiCommandLine read_mpi_command_line(int argc, char** argv, const char* version, Args& args);
 
 }  // namespace nq::cli

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -78,15 +79,18 @@ inline void write_executable(const std::string& path, const std::string& text) {
   std::filesystem::permissions(path, std::filesystem::perms::owner_all);
 }
 
-// Runs a shell command line; stdout and stderr apart.
+// Runs a shell command line; stdout and stderr apart. Safe to call from several threads at once.
 inline Outcome shell(const std::string& command) {
-  const std::string errfile = temp_path("stderr.txt");
+  static std::atomic<int> calls{0};
+  const std::string errfile = temp_path("stderr" + std::to_string(calls++) + ".txt");
   FILE* p = popen((command + " 2>" + errfile).c_str(), "r");
   std::string out;
   std::array<char, 65536> buf;
   while (std::size_t k = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), k);
   const int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out, read_file(errfile)};
+  Outcome r{WIFEXITED(st) ? WEXITSTATUS(st) : -1, out, read_file(errfile)};
+  std::filesystem::remove(errfile);
+  return r;
 }
 
 inline Outcome nqcount(const std::string& args) {

@@ -30,7 +30,9 @@ inline constexpr const char* kNqcountMpiDetail =
     "Rank 0 deals subproblems to the ranks that ask, each rank counts with every thread it has, "
     "rank 0 prints.";
 
-int run_count(const CountArgs& args);
+// mpi_ranks > 0: nqcount-mpi's count of a board too small to share out, on rank 0 alone, whose
+// report names every rank (with no subproblems for the others).
+int run_count(const CountArgs& args, int mpi_ranks = 0);
 int run_table(const TableArgs& args);
 int run_count_dp(const CountArgs& args);  // count --algo dp
 int run_orbit(const OrbitArgs& args);

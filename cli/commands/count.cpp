@@ -86,6 +86,16 @@ std::string count_args_error(const CountArgs& args, bool mpi) {
                        args.json);
 }
 
+std::string journal_cut_error(const CountArgs& args, std::uint64_t journal_tasks) {
+  if (journal_tasks == 0 || args.tasks <= 0) return "";
+  const std::uint64_t asked = rowsplit_tasks(args.n, static_cast<std::uint64_t>(args.tasks));
+  if (asked == journal_tasks) return "";
+  return "--tasks " + std::to_string(args.tasks) + " cuts the plan into " + std::to_string(asked) +
+         " tasks, but the checkpoint '" + args.checkpoint + "' holds a count cut into " +
+         std::to_string(journal_tasks) +
+         ": a resumed count keeps its journal's cut; give the --tasks it was made with, or none";
+}
+
 std::unique_ptr<FileJournal> open_checkpoint(const CountArgs& args) {
   if (args.checkpoint.empty()) return nullptr;
   return std::make_unique<FileJournal>(args.checkpoint,
@@ -93,8 +103,9 @@ std::unique_ptr<FileJournal> open_checkpoint(const CountArgs& args) {
 }
 
 int report_interrupted(const CountArgs& args, const CountResult& r, FileJournal* journal,
-                       const std::string& launcher) {
-  const int status = SignalScope::exit_status();
+                       const std::string& launcher, int signal) {
+  const int status =
+      SignalScope::received() == 0 && signal > 0 ? 128 + signal : SignalScope::exit_status();
   if (r.subproblems_total == 0) {  // stopped while planning: nothing counted, nothing to save
     std::cerr << "nqcount: interrupted before counting began; nothing to save\n";
     if (journal) (void)journal->close();
@@ -123,7 +134,7 @@ int report_interrupted(const CountArgs& args, const CountResult& r, FileJournal*
   return status;
 }
 
-int run_count(const CountArgs& args) {
+int run_count(const CountArgs& args, int mpi_ranks) {
   if (const std::string bad = count_args_error(args); !bad.empty()) {
     print_error(bad);
     return 2;
@@ -133,8 +144,13 @@ int run_count(const CountArgs& args) {
   CountConfig config = count_config(args);
   // A cluster's journal cut the row-split plan finer: resume it as it was cut.
   if (!args.checkpoint.empty())
-    if (const std::uint64_t cut = rowsplit_journal_tasks(args.checkpoint, config.n))
+    if (const std::uint64_t cut = rowsplit_journal_tasks(args.checkpoint, config.n)) {
+      if (const std::string bad = journal_cut_error(args, cut); !bad.empty()) {
+        print_error(bad);
+        return 2;
+      }
       config.min_tasks = cut;
+    }
   const std::unique_ptr<FileJournal> journal = open_checkpoint(args);
   config.journal = journal.get();
 
@@ -171,18 +187,30 @@ int run_count(const CountArgs& args) {
     return 1;
   }
   if (r.cancelled) return report_interrupted(args, r, journal.get());
+  // The count is the product: a side file that cannot be written (the checkpoint, the task
+  // stats) is said after it, and the exit status says that a write failed.
+  std::vector<std::string> failed_writes;
   if (journal)
     if (auto closed = journal->close(); !closed)
-      print_warning(closed.error().message + " (the counts below are complete)");
+      failed_writes.push_back(closed.error().message + " (the count is complete)");
   if (stats_file) {
     std::string error;
-    if (!stats_file->write(format_task_stats(r.tasks), &error) || !stats_file->commit(&error)) {
-      print_error(error);
-      return 2;
-    }
+    if (!stats_file->write(format_task_stats(r.tasks), &error) || !stats_file->commit(&error))
+      failed_writes.push_back(error);
   }
+  RankShares shares;
+  if (mpi_ranks > 0) {
+    shares.subproblems.assign(static_cast<std::size_t>(mpi_ranks), 0);
+    shares.subproblems[0] = r.subproblems;
+  }
+  return report_with_failed_writes(args, r, shares, failed_writes);
+}
 
-  return report_count(args, r);
+int report_with_failed_writes(const CountArgs& args, const CountResult& r, const RankShares& ranks,
+                              const std::vector<std::string>& failed_writes) {
+  const int status = report_count(args, r, ranks);
+  for (const std::string& failure : failed_writes) print_error(failure);
+  return failed_writes.empty() ? status : 2;
 }
 
 int report_count(const CountArgs& args, const CountResult& r, const RankShares& ranks) {

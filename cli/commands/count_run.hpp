@@ -21,13 +21,19 @@ CountConfig count_config(const CountArgs& args);
 // nqcount-mpi (`mpi`) also refuses --algo dp and --task-stats, which it cannot do.
 std::string count_args_error(const CountArgs& args, bool mpi = false);
 
+// What is wrong with resuming a join count's journal cut into `journal_tasks` tasks
+// (rowsplit_journal_tasks; 0: no such journal) with these arguments: a --tasks that cuts the plan
+// otherwise (empty: nothing). A resumed count keeps its journal's cut.
+std::string journal_cut_error(const CountArgs& args, std::uint64_t journal_tasks);
+
 // The journal --checkpoint asks for, or null without one.
 std::unique_ptr<FileJournal> open_checkpoint(const CountArgs& args);
 
-// After an interrupted run: flushes the journal and says how to resume; returns 130 / 143.
+// After an interrupted run: flushes the journal and says how to resume; returns 128 + the
+// signal (130 / 143): this process's, else `signal` (the one an MPI worker received).
 // `launcher` is put before the command (e.g. "mpirun [options] ").
 int report_interrupted(const CountArgs& args, const CountResult& r, FileJournal* journal,
-                       const std::string& launcher = "");
+                       const std::string& launcher = "", int signal = 0);
 
 // How an MPI run shared the work: subproblems counted by each rank (none for nqcount).
 struct RankShares {
@@ -37,5 +43,9 @@ struct RankShares {
 
 // Prints the result (text or JSON) and returns the exit status (--verify).
 int report_count(const CountArgs& args, const CountResult& r, const RankShares& ranks = {});
+// report_count, then one error line for each output beside the count that could not be written
+// (a checkpoint, task stats), and exit status 2 if there was one.
+int report_with_failed_writes(const CountArgs& args, const CountResult& r, const RankShares& ranks,
+                              const std::vector<std::string>& failed_writes);
 
 }  // namespace nq::cli

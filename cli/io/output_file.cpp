@@ -109,7 +109,7 @@ void OutputFile::discard() {
   if (fd_ >= 0) ::close(fd_);
   stdio_ = nullptr;
   fd_ = -1;
-  if (!temp_.empty()) ::unlink(temp_.c_str());
+  if (!temp_.empty()) remove_temp(temp_);
   temp_.clear();
 }
 

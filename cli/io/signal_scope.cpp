@@ -4,6 +4,11 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
+
+#include "base/file_io.hpp"
+#include "cli/io/output.hpp"
 
 namespace nq::cli {
 namespace {
@@ -12,7 +17,10 @@ std::atomic<bool>* g_cancel = nullptr;
 volatile std::sig_atomic_t g_signal = 0;
 
 extern "C" void on_signal(int sig) {
-  if (g_signal != 0) _exit(128 + sig);
+  if (g_signal != 0) {
+    remove_unpublished_temps();
+    _exit(128 + sig);
+  }
   g_signal = sig;
   if (g_cancel) g_cancel->store(true, std::memory_order_relaxed);
 }
@@ -37,6 +45,26 @@ int SignalScope::received() {
 
 int SignalScope::exit_status() {
   return 128 + (g_signal ? g_signal : SIGINT);
+}
+
+std::string describe_escaped(std::exception_ptr thrown) {
+  try {
+    return resource_error(thrown).message;
+  } catch (const std::exception& e) {
+    return std::string("internal error: ") + e.what();
+  } catch (...) {
+    return "internal error: an unknown exception";
+  }
+}
+
+void end_on_uncaught_exceptions() {
+  std::set_terminate([] {
+    const std::exception_ptr thrown = std::current_exception();
+    remove_unpublished_temps();
+    print_error(thrown ? describe_escaped(thrown) : "internal error: the program was terminated");
+    std::fflush(stderr);
+    _exit(2);
+  });
 }
 
 }  // namespace nq::cli

@@ -142,6 +142,9 @@ struct CountResult {
   // run stopped there (`cancelled` is set; the counts are partial). One line, e.g.
   // "cross-check failed: subproblem 17: avx2 counted 10, scalar counted 11".
   std::string cross_check_failure;
+  // Not empty: the count is complete, but its checkpoint (CountConfig::checkpoint) could not be
+  // saved (a full disk, say): what went wrong, for the caller to say beside the counts.
+  std::string checkpoint_failure;
 };
 
 }  // namespace nq

@@ -67,11 +67,14 @@ void encode_record(const FinishedSubproblem& f, unsigned char* r) {
 // the race to create a journal must not replace the winner's (whose records would then go to
 // an unlinked file). 0, EEXIST when something is there, or another errno.
 int publish_if_absent(const std::string& temp, const std::string& path) {
-  if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0) return 0;
+  if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0) {
+    forget_temp(temp);
+    return 0;
+  }
   if (errno != EINVAL && errno != ENOSYS) return errno;
   // A file system without RENAME_NOREPLACE: a hard link refuses an existing name as well.
   if (::link(temp.c_str(), path.c_str()) != 0) return errno;
-  ::unlink(temp.c_str());
+  remove_temp(temp);
   return 0;
 }
 
@@ -90,7 +93,7 @@ Expected<int> create_journal(const std::string& path, const RunIdentity& run) {
   auto fail = [&](const char* what) -> Expected<int> {
     const Error e{sys_error(what, path)};
     ::close(fd);
-    ::unlink(tmp.c_str());
+    remove_temp(tmp);
     return e;
   };
   if (!write_all(fd, h, sizeof h) || ::fsync(fd) != 0) return fail("cannot write");
@@ -103,7 +106,7 @@ Expected<int> create_journal(const std::string& path, const RunIdentity& run) {
       return fail("cannot create");
     }
     ::close(fd);
-    ::unlink(tmp.c_str());
+    remove_temp(tmp);
     return -1;
   }
   return fd;
@@ -213,8 +216,15 @@ Expected<std::vector<FinishedSubproblem>> FileJournal::begin(const RunIdentity& 
     if (!made) return made.error();
     fd = *made;  // -1: another run created it first, and holds it or has finished with it
   }
+  int read_only = 0;  // the errno that refused writing: the journal is only read
   if (fd < 0) {
     fd = ::open(target->path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
+    if (fd < 0 && (errno == EROFS || errno == EACCES)) {
+      // Read-only storage, or a file without write permission: a complete journal still
+      // answers, since nothing is left to append.
+      read_only = errno;
+      fd = ::open(target->path.c_str(), O_RDONLY | O_CLOEXEC);
+    }
     if (fd < 0) return Error{sys_error("cannot open", path_)};
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       ::close(fd);
@@ -300,7 +310,16 @@ Expected<std::vector<FinishedSubproblem>> FileJournal::begin(const RunIdentity& 
     seen = f.tally.solutions;
     done.push_back(f);
   }
-  if (valid_end < bytes.size()) {
+  if (read_only && done.size() < run.subproblems)
+    return refuse("cannot be written (" + std::string(std::strerror(read_only)) + "), and " +
+                  std::to_string(run.subproblems - done.size()) + " of its " +
+                  std::to_string(run.subproblems) +
+                  " subproblems are still to count: a resumed run appends to it");
+  if (valid_end < bytes.size() && read_only) {
+    warnings_.push_back("checkpoint '" + path_ + "': a torn final record (" +
+                        std::to_string(bytes.size() - valid_end) +
+                        " bytes) left in place: the file cannot be written");
+  } else if (valid_end < bytes.size()) {
     if (::ftruncate(fd, static_cast<off_t>(valid_end)) != 0)
       return refuse(std::string("cannot be repaired: ") + std::strerror(errno));
     warnings_.push_back("checkpoint '" + path_ + "': dropped a torn final record (" +

@@ -659,6 +659,16 @@ Plan plan_rowsplit(int n, bool fixed_counts, const PlanControl& control, std::ui
   return plan;
 }
 
+std::uint64_t rowsplit_tasks(int n, std::uint64_t min_tasks) {
+  Plan plan;
+  plan.n = n;
+  plan.kind = PlanKind::kRowSplit;
+  plan.ranks = rowsplit_ranks(n);
+  plan.block = rowsplit_block(plan.ranks, min_tasks);
+  if (plan.block == 1) plan.parts = rowsplit_parts(n, plan.ranks, min_tasks);
+  return plan.size();
+}
+
 std::uint64_t rowsplit_subproblems(int n) {
   const int h = n / 2;
   // Burnside: row sets fixed by the flip (unions of flip pairs) and by flip-then-mirror (one row

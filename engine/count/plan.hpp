@@ -113,6 +113,9 @@ std::uint64_t rowsplit_parts(int n, std::uint64_t ranks, std::uint64_t min_tasks
 // n = 22 and 24, 1.02 to 1.04 at n = 26 (perf/results/log.md).
 inline constexpr int kRowSplitPartsFromN = 25;
 std::uint64_t cluster_plan_tasks(int n, std::uint64_t all_threads);
+// The tasks of the row-split plan of n cut for `min_tasks` (plan_rowsplit's size), without
+// making the plan: what a --tasks asks, beside what a journal holds.
+std::uint64_t rowsplit_tasks(int n, std::uint64_t min_tasks);
 
 // Runs of consecutive representatives: `windows` runs of up to `run` each, run w starting at the
 // rank (2w + 1) / (2 windows) of the way through the plan (consecutive, as a count meets them,

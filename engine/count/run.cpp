@@ -315,14 +315,22 @@ Expected<CountResult> count_with_journal(const CountConfig& config, Monitor* mon
 }  // namespace
 
 Expected<Plan> make_plan(const CountConfig& config, const PlanControl& control) {
-  const auto checked = checked_kernel(config);
-  if (!checked) return checked.error();
-  if (config.n < 4) return Error{"a plan needs n >= 4, got " + std::to_string(config.n)};
-  return plan_for(config, *checked, resolve_threads(config.threads), nullptr, false, control);
+  return errors_as_values([&]() -> Expected<Plan> {
+    const auto checked = checked_kernel(config);
+    if (!checked) return checked.error();
+    if (config.n < 4) return Error{"a plan needs n >= 4, got " + std::to_string(config.n)};
+    return plan_for(config, *checked, resolve_threads(config.threads), nullptr, false, control);
+  });
 }
 
-Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
+namespace {
+
+Expected<CountResult> count_checkpointed(const CountConfig& config, Monitor* monitor) {
   if (config.journal || config.checkpoint.empty()) return count_with_journal(config, monitor);
+  if (config.checkpoint == "-")
+    return Error{
+        "checkpoint '-': a checkpoint is a file that a later run reads back, not "
+        "standard output; give a file name"};
   if (config.checkpoint_every < 1)
     return Error{"the checkpoint interval must be at least 1 second, got " +
                  std::to_string(config.checkpoint_every)};
@@ -331,14 +339,24 @@ Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
   with.journal = &journal;
   Expected<CountResult> result = count_with_journal(with, monitor);
   Expected<bool> closed = journal.close();
-  if (result && !closed)
-    return Error{"the checkpoint '" + config.checkpoint +
-                 "' could not be saved: " + closed.error().message};
+  if (result && !closed) {  // the counts stand; what could not be saved is said beside them
+    CountResult kept = *result;
+    kept.checkpoint_failure = closed.error().message;
+    return kept;
+  }
   return result;
 }
 
-Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan,
-                                     std::span<const std::uint64_t> indices, Monitor* monitor) {
+}  // namespace
+
+Expected<CountResult> count(const CountConfig& config, Monitor* monitor) {
+  return errors_as_values([&] { return count_checkpointed(config, monitor); });
+}
+
+namespace {
+
+Expected<CountResult> count_selection(const CountConfig& config, const Plan& plan,
+                                      std::span<const std::uint64_t> indices, Monitor* monitor) {
   auto checked = checked_kernel(config);
   if (!checked) return checked.error();
   if (config.recheck) checked = &second_kernel(config, **checked);
@@ -383,6 +401,13 @@ Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan
   result.cancelled = part.subproblems < selection.size();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+}  // namespace
+
+Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan,
+                                     std::span<const std::uint64_t> indices, Monitor* monitor) {
+  return errors_as_values([&] { return count_selection(config, plan, indices, monitor); });
 }
 
 }  // namespace nq

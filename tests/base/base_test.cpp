@@ -11,7 +11,10 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <new>
+#include <stdexcept>
 #include <string>
+#include <system_error>
 
 #include "base/file_io.hpp"
 #include "base/prefault.hpp"
@@ -109,6 +112,50 @@ TEST(TempBeside, PublishedWholeKeepingTheModeOrNotAtAll) {
   EXPECT_FALSE(fs::exists(temp));
   EXPECT_TRUE(fs::is_directory(folder + "/inside"));
   EXPECT_NE(create_temp_beside(dir + "/missing/out", fd, temp), 0);
+}
+
+// Every temporary file not yet published or removed is known to the process, so that a program
+// ending without unwinding (std::terminate, a second signal) removes it; a published one, or one
+// given up, is no longer its to remove.
+TEST(TempBeside, UnpublishedTemporaryFilesAreRemovedWhenTheProgramEndsAbnormally) {
+  const std::string dir = test::temp_dir("unpublished");
+  int fd = -1, kept_fd = -1;
+  std::string temp, published;
+  ASSERT_EQ(create_temp_beside(dir + "/a", fd, temp), 0);
+  ASSERT_EQ(create_temp_beside(dir + "/b", kept_fd, published), 0);
+  ASSERT_EQ(publish_temp(kept_fd, published, dir + "/b"), 0);
+  std::string given_up;
+  int given_up_fd = -1;
+  ASSERT_EQ(create_temp_beside(dir + "/c", given_up_fd, given_up), 0);
+  ::close(given_up_fd);
+  remove_temp(given_up);
+  { std::ofstream(given_up) << "someone else's file of that name, later"; }
+  remove_unpublished_temps();
+  EXPECT_FALSE(fs::exists(temp));
+  EXPECT_TRUE(fs::exists(dir + "/b"));
+  EXPECT_TRUE(fs::exists(given_up));
+  ::close(fd);
+}
+
+// A resource that ran out under a call is its Error (memory, a thread that cannot be started);
+// anything else is not a resource and passes on as the exception it was.
+TEST(ResourceError, MemoryAndThreadsBecomeErrorsAndTheRestPassesOn) {
+  const auto fails_with = [](auto thrown) {
+    return errors_as_values([&]() -> Expected<int> { throw thrown; });
+  };
+  const auto memory = fails_with(std::bad_alloc());
+  ASSERT_FALSE(memory.ok());
+  EXPECT_EQ(memory.error().message.rfind("out of memory", 0), 0u) << memory.error().message;
+  const auto thread = fails_with(
+      std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again)));
+  ASSERT_FALSE(thread.ok());
+  EXPECT_EQ(thread.error().message.rfind("cannot start a thread", 0), 0u);
+  const auto tbb = fails_with(std::runtime_error("pthread_create has failed: Resource busy"));
+  ASSERT_FALSE(tbb.ok());
+  EXPECT_EQ(tbb.error().message.rfind("cannot start a thread", 0), 0u);
+  EXPECT_THROW(fails_with(std::logic_error("a bug")), std::logic_error);
+  EXPECT_THROW(fails_with(std::runtime_error("something else")), std::runtime_error);
+  EXPECT_EQ(*errors_as_values([]() -> Expected<int> { return 7; }), 7);
 }
 
 // How many of the pages of [data, data + bytes) are mapped (mincore), whole pages only.

@@ -13,10 +13,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/sanitizers.hpp"
 #include "tests/cli_runner.hpp"
 
 namespace {
@@ -283,16 +285,17 @@ TEST(HardeningCli, ResumedTaskStatsAreMarkedAndLeftOutBySimulate) {
 }
 
 // A journal that cannot be written (a file size limit stands in for a full disk): a completed
-// count keeps its counts and exit 0 with a warning; an interrupted one, whose work could not be
-// saved, exits 2, not 130 as if it had been saved.
+// count prints its counts, then says what was not saved and exits 2, as every failed write does;
+// an interrupted one, whose work could not be saved, exits 2, not 130 as if it had been saved.
 TEST(HardeningCli, UnsavedCheckpointOfAnInterruptedRunExits2) {
   const std::string journal = temp_path("full.ckpt"), err = temp_path("full.err");
   const std::string limited = "trap '' XFSZ; ulimit -f 1; ";  // 1 KiB: the header and 30 records
   const Outcome done = shell(limited + NQCOUNT_BIN + " --n 16 --verify --checkpoint " + journal);
-  EXPECT_EQ(done.status, 0) << done.err;
+  EXPECT_EQ(done.status, 2) << done.err;
   EXPECT_TRUE(has(done.out, "total        14772512")) << done.out;
-  EXPECT_TRUE(has(done.err, "nqcount: warning: ")) << done.err;
-  EXPECT_TRUE(has(done.err, "the counts below are complete")) << done.err;
+  EXPECT_EQ(done.err.rfind("nqcount: error: ", 0), 0u) << done.err;
+  EXPECT_EQ(std::count(done.err.begin(), done.err.end(), '\n'), 1) << done.err;
+  EXPECT_TRUE(has(done.err, "the count is complete")) << done.err;
 
   std::filesystem::remove(journal);
   const pid_t pid = fork();
@@ -367,6 +370,105 @@ TEST(HardeningCli, MemoryLimitRefusesBeforeAnyHeavyWork) {
     EXPECT_EQ(r.err.rfind("nqcount: error: this count needs about ", 0), 0u) << r.err;
     EXPECT_TRUE(has(r.err, "--memory-limit")) << r.err;
   }
+}
+
+// A side file that cannot be written (the task stats: a file size limit stands in for a full
+// disk) does not cost the finished count: the counts are printed, in text and in JSON, then one
+// error line, and exit 2 says that a write failed.
+TEST(HardeningCli, AFailedTaskStatsWriteKeepsTheCount) {
+  const std::string stats = temp_path("stats.csv");
+  const std::string limited = "trap '' XFSZ; ulimit -f 1; ";
+  for (const char* json : {"", " --json"}) {
+    const Outcome r =
+        shell(limited + NQCOUNT_BIN + " --n 13 --threads 2 --task-stats " + stats + json);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_TRUE(has(r.out, "73712")) << r.out;
+    if (*json) {
+      EXPECT_EQ(nlohmann::json::parse(r.out)["total"], 73712) << r.out;
+    }
+    EXPECT_EQ(r.err.rfind("nqcount: error: cannot write --task-stats", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(stats));
+  }
+}
+
+// Out of memory or of threads (a virtual-memory limit), at any point of a run: one error line
+// and exit 2, never an abort with a core, and no temporary file left behind. Each limit lands
+// somewhere else: the loader, TBB's threads, the plan, the kernels' scratch, the journal.
+TEST(HardeningCli, OutOfMemoryOrThreadsIsOneErrorLine) {
+  if (NQ_ASAN || NQ_TSAN) GTEST_SKIP() << "the sanitizers reserve far more address space";
+  const std::string dir = nq::test::temp_dir("limited");
+  int refused = 0;
+  for (const int kb : {14000, 26000, 30000, 34000, 38000, 42000}) {
+    for (const std::string& args : std::vector<std::string>{
+             "--n 18 --threads 2", "--n 12 --threads 2",
+             "--n 15 --threads 3 --checkpoint " + dir + "/j.ckpt --task-stats " + dir + "/t.csv"}) {
+      std::filesystem::remove(dir + "/j.ckpt");
+      const Outcome r = shell("ulimit -v " + std::to_string(kb) + "; " + NQCOUNT_BIN + " " + args +
+                              " >/dev/null");
+      if (has(r.err, "error while loading shared libraries")) continue;  // before main
+      std::string said;  // without the warning of --threads 3 on a smaller machine
+      std::istringstream lines(r.err);
+      for (std::string line; std::getline(lines, line);)
+        if (!has(line, "more than the")) said += line + "\n";
+      ASSERT_TRUE(r.status == 0 || r.status == 2) << kb << " KB, " << args << ": " << said;
+      if (said.empty()) continue;
+      ++refused;
+      EXPECT_EQ(said.rfind("nqcount: error: ", 0), 0u) << kb << " KB, " << args << ": " << said;
+      EXPECT_EQ(std::count(said.begin(), said.end(), '\n'), 1)
+          << kb << " KB, " << args << ": " << said;
+      EXPECT_TRUE(has(said, "out of memory") || has(said, "cannot start a thread"))
+          << kb << " KB, " << args << ": " << said;
+    }
+    for (const auto& entry : std::filesystem::directory_iterator(dir))
+      EXPECT_NE(entry.path().filename().string().rfind(".nq.", 0), 0u)
+          << kb << " KB: a temporary file left behind: " << entry.path();
+  }
+  EXPECT_GT(refused, 0);  // the limits did bite
+}
+
+// A complete journal answers at once without being written to, so it answers from storage
+// that cannot be written (here: a file its user may not write); an incomplete one there is
+// refused, since the resumed run must append to it.
+TEST(HardeningCli, ACompleteJournalAnswersFromStorageThatCannotBeWritten) {
+  if (::geteuid() != 0 || shell("command -v setpriv").status != 0)
+    GTEST_SKIP() << "needs root and setpriv to run as another user";
+  const std::string dir = nq::test::temp_dir("readonly");
+  const std::string journal = dir + "/j.ckpt";
+  ASSERT_EQ(nqcount("--n 10 --checkpoint " + journal).status, 0);
+  std::filesystem::permissions(temp_folder(), std::filesystem::perms::others_exec,
+                               std::filesystem::perm_options::add);
+  std::filesystem::permissions(
+      dir, std::filesystem::perms::others_exec | std::filesystem::perms::others_read,
+      std::filesystem::perm_options::add);
+  ::chmod(journal.c_str(), 0444);
+  const std::string as_nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+  const Outcome r = shell(as_nobody + NQCOUNT_BIN + " --n 10 --verify --checkpoint " + journal);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "resumed      56 subproblems")) << r.out;
+  // An incomplete one: its header and the first records only.
+  std::filesystem::permissions(journal, std::filesystem::perms::owner_write,
+                               std::filesystem::perm_options::add);
+  std::filesystem::resize_file(journal, 64 + 32 * 10);
+  const Outcome part = shell(as_nobody + NQCOUNT_BIN + " --n 10 --checkpoint " + journal);
+  EXPECT_EQ(part.status, 2) << part.err;
+  EXPECT_TRUE(has(part.err, "cannot be written")) << part.err;
+  EXPECT_TRUE(has(part.err, "46 of its 56 subproblems are still to count")) << part.err;
+}
+
+// A resumed join count keeps its journal's cut: a --tasks that cuts the plan otherwise is a
+// contradiction, refused before any work; the --tasks the journal was made with is fine.
+TEST(HardeningCli, ATasksThatContradictsTheJournalIsRefused) {
+  const std::string journal = temp_path("cut.ckpt");
+  ASSERT_EQ(nqcount("--n 14 --kernel join --tasks 5000 --checkpoint " + journal).status, 0);
+  const Outcome same =
+      nqcount("--n 14 --kernel join --tasks 5000 --verify --checkpoint " + journal);
+  EXPECT_EQ(same.status, 0) << same.err;
+  const Outcome none = nqcount("--n 14 --kernel join --verify --checkpoint " + journal);
+  EXPECT_EQ(none.status, 0) << none.err;
+  expect_usage_error("--n 14 --kernel join --tasks 7 --checkpoint " + journal);
+  const Outcome other = nqcount("--n 14 --kernel join --tasks 7 --checkpoint " + journal);
+  EXPECT_TRUE(has(other.err, "--tasks 7 cuts the plan into")) << other.err;
 }
 
 }  // namespace

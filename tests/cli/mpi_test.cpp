@@ -6,11 +6,13 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/count/journal.hpp"
@@ -248,11 +250,19 @@ TEST(Mpi, BadInputAndForeignJournalsExitTwo) {
 // background, all on one CPU (taskset), so that on any machine it is still counting when the
 // signal comes; half a second after its journal holds a record, sends `sig` to the ranks
 // (mpirun's children) named by `which`: "all" (as Slurm signals every task) or "worker" (the
-// last rank). Returns mpirun's status and stderr.
+// last rank). Returns mpirun's status and stderr; each rank's own exit status is in the file
+// rank.R of `statuses` where that folder is given.
 Outcome interrupted_run(const std::string& journal, const char* sig, const char* which, int n,
                         const std::string& kernel = "scalar", int ranks = 3,
-                        const std::string& extra = "") {
+                        const std::string& extra = "", const std::string& statuses = "") {
   const std::string err = temp_path("interrupted.err");
+  // Each rank runs under a shell that notes its status; the signals go to the ranks themselves.
+  const std::string wrapper = temp_path("rank-status.sh");
+  nq::test::write_executable(
+      wrapper,
+      "#!/bin/sh\n\"$@\"\ns=$?\n" +
+          (statuses.empty() ? "" : "echo $s > " + statuses + "/rank.$OMPI_COMM_WORLD_RANK\n") +
+          "exit $s\n");
   const std::string kill =
       std::string("kill -") + sig + (std::string(which) == "all" ? " $p; " : " ${p##* }; ");
   cpu_set_t allowed;
@@ -264,7 +274,7 @@ Outcome interrupted_run(const std::string& journal, const char* sig, const char*
       // Eight ranks on two loaded cores may not see rank 0 scheduled within Open MPI's default
       // second between its SIGTERM and SIGKILL; what rank 0 does in it is the same given three.
       "OMPI_MCA_odls_base_sigkill_timeout=3 " MPI_ENV "taskset -c " + std::to_string(cpu) +
-      " " MPIEXEC " --oversubscribe --bind-to none -np " + std::to_string(ranks) +
+      " " MPIEXEC " --oversubscribe --bind-to none -np " + std::to_string(ranks) + " " + wrapper +
       " " NQCOUNT_MPI_BIN " --n " + std::to_string(n) + " --kernel " + kernel + " --threads 1 " +
       extra + " --checkpoint " + journal + " --checkpoint-every 1 >/dev/null 2>" + err +
       " & m=$!; "
@@ -273,7 +283,8 @@ Outcome interrupted_run(const std::string& journal, const char* sig, const char*
       "for i in $(seq 1200); do [ -f " +
       journal + " ] && [ $(stat -c %s " + journal +
       ") -gt 64 ] && break; sleep 0.05; done; sleep 0.5; "
-      "p=$(pgrep -P $m | sort -n | tr \"\\n\" \" \"); p=${p% }; " +
+      "p=$(for w in $(pgrep -P $m); do pgrep -P $w; done | sort -n | tr \"\\n\" \" \"); "
+      "p=${p% }; " +
       kill + "wait $m; echo $?";
   const Outcome r = shell("bash -c '" + script + "'");
   return {std::atoi(r.out.c_str()), r.out, read_file(err)};
@@ -289,8 +300,12 @@ std::string fastest_backtracking_kernel() {
 
 TEST(SlowMpi, SigtermCheckpointsExits143AndResumesExactly) {
   const std::string journal = temp_path("n17-term.ckpt");
-  const Outcome stopped = interrupted_run(journal, "TERM", "all", 17);
+  const std::string statuses = nq::test::temp_dir("statuses");
+  const Outcome stopped = interrupted_run(journal, "TERM", "all", 17, "scalar", 3, "", statuses);
   EXPECT_EQ(stopped.status, 143) << stopped.err;
+  for (int rank = 0; rank < 3; ++rank)  // every rank alike (the workers once exited 0)
+    EXPECT_EQ(std::atoi(read_file(statuses + "/rank." + std::to_string(rank)).c_str()), 143)
+        << "rank " << rank;
   EXPECT_NE(stopped.err.find("resume with: mpirun"), std::string::npos) << stopped.err;
   const Outcome resumed = mpi(2, "--n 17 --kernel " + fastest_backtracking_kernel() +
                                      " --threads 1 --json --verify --checkpoint " + journal);
@@ -298,6 +313,20 @@ TEST(SlowMpi, SigtermCheckpointsExits143AndResumesExactly) {
   const auto j = nlohmann::json::parse(resumed.out);
   EXPECT_EQ(j["verified"], true);
   EXPECT_GT(j["subproblems_resumed"].get<std::uint64_t>(), 0u);
+}
+
+// A signal to one worker alone (not to rank 0) stops the whole job, saved, and every rank exits
+// with that signal's status, as when every rank receives it (once: the workers 0, rank 0 130).
+TEST(SlowMpi, SigtermToOneWorkerStopsEveryRankWith143) {
+  const std::string journal = temp_path("n17-worker.ckpt");
+  const std::string statuses = nq::test::temp_dir("statuses");
+  const Outcome stopped = interrupted_run(journal, "TERM", "worker", 17, "scalar", 3, "", statuses);
+  EXPECT_EQ(stopped.status, 143) << stopped.err;
+  EXPECT_NE(stopped.err.find("resume with: mpirun"), std::string::npos) << stopped.err;
+  for (int rank = 0; rank < 3; ++rank)
+    EXPECT_EQ(std::atoi(read_file(statuses + "/rank." + std::to_string(rank)).c_str()), 143)
+        << "rank " << rank << "\n"
+        << stopped.err;
 }
 
 TEST(SlowMpi, AKilledWorkerEndsTheJobAndTheJournalFinishesIt) {
@@ -376,11 +405,14 @@ Outcome sbatch(const std::string& dir, const std::string& env, bool terminate) {
       "/bin:$PATH " MPI_ENV "NQ_BIN=" NQCOUNT_MPI_BIN " SLURM_SUBMIT_DIR=" + dir +
       " SLURM_JOB_ID=4242 " + env + " exec " NQ_SOURCE_DIR "/scripts/slurm/nqcount.sbatch";
   if (!terminate) return shell(run + " > " + dir + "/job.out");
-  // As Slurm's --signal=B:TERM does: SIGTERM to the batch shell while the step runs.
-  const Outcome r = shell("bash -c '" + run + " > " + dir +
-                          "/job.out & s=$!; for i in $(seq 600); do [ -f " + dir +
-                          "/nqcount-n16.ckpt ] && break; sleep 0.05; done; sleep 0.5; "
-                          "kill -TERM $s; wait $s; echo $?'");
+  // As Slurm's --signal=B:TERM does: SIGTERM to the batch shell while the step runs, once the
+  // journal holds a record (past its 64-byte header), however loaded the machine.
+  const std::string journal = dir + "/nqcount-n16.ckpt";
+  const Outcome r =
+      shell("bash -c '" + run + " > " + dir + "/job.out & s=$!; for i in $(seq 1200); do [ -f " +
+            journal + " ] && [ $(stat -c %s " + journal +
+            ") -gt 64 ] && break; sleep 0.05; done; sleep 0.2; "
+            "kill -TERM $s; wait $s; echo $?'");
   return {std::atoi(r.out.c_str()), r.out, r.err};
 }
 
@@ -403,11 +435,13 @@ TEST(SlowSlurmScript, ThreadsFromSlurmCheckpointOnSharedStorageAndRequeueOnTimeo
 
   // The time limit: SIGTERM to the batch shell -> the ranks save the journal, exit 143, and
   // the job requeues itself; the requeued job finishes from the journal.
-  const Outcome stopped = sbatch(dir, "NQ_N=16 NQ_EXTRA=\"--kernel scalar\"", true);
+  const Outcome stopped =
+      sbatch(dir, "NQ_N=16 NQ_EXTRA=\"--kernel scalar --checkpoint-every 1\"", true);
   EXPECT_EQ(stopped.status, 143) << stopped.err << read_file(dir + "/job.out");
   EXPECT_EQ(read_file(dir + "/scontrol.log"), "requeue 4242\n");
   EXPECT_FALSE(std::filesystem::exists(dir + "/nqcount-n16.json"));
-  const Outcome again = sbatch(dir, "NQ_N=16 NQ_EXTRA=\"--kernel scalar --verify\"", false);
+  const Outcome again =
+      sbatch(dir, "NQ_N=16 NQ_EXTRA=\"--kernel scalar --checkpoint-every 1 --verify\"", false);
   ASSERT_EQ(again.status, 0) << again.err;
   const auto k = nlohmann::json::parse(read_file(dir + "/nqcount-n16.json"));
   EXPECT_EQ(k["verified"], true);
@@ -463,6 +497,127 @@ TEST(Mpi, MpiErrorsAreOneLineFromRankZero) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_EQ(r.err.find("rank "), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+// Two ranks started as one job (mpirun's MPMD form) with what `first` and `second` put before
+// and after the program: rank 0 runs `first`, rank 1 `second`. At most a minute: a job that
+// hangs is killed and reported as status -1 (timeout's 124).
+Outcome pair(const std::string& first, const std::string& second) {
+  auto app = [](const std::string& words) {
+    const std::size_t at = words.find("@");  // what goes before the program: "env X=1 @ --n 12"
+    return at == std::string::npos ? std::string(NQCOUNT_MPI_BIN " ") + words
+                                   : words.substr(0, at) + NQCOUNT_MPI_BIN + words.substr(at + 1);
+  };
+  const Outcome r =
+      shell(MPI_ENV "timeout 60 " MPIEXEC " -q --oversubscribe --bind-to none -np 1 " + app(first) +
+            " : -np 1 " + app(second));
+  return {r.status == 124 ? -1 : r.status, r.out, r.err};
+}
+
+// A pair of ranks that would run different counts, each refused before any work: exit 2, one
+// line that names rank 1 and what differs, nothing on stdout, no journal made.
+void expect_refused_pair(const std::string& first, const std::string& second,
+                         const std::string& named) {
+  static std::atomic<int> pairs{0};
+  const std::string journal = temp_path("pair" + std::to_string(pairs++) + ".ckpt");
+  const Outcome r = pair(first + " --checkpoint " + journal, second + " --checkpoint " + journal);
+  EXPECT_EQ(r.status, 2) << first << " : " << second << "\n" << r.err;
+  EXPECT_EQ(r.err.rfind("nqcount: error: rank 1: ", 0), 0u) << first << " : " << second << "\n"
+                                                            << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << first << " : " << second << "\n"
+                                                             << r.err;
+  EXPECT_NE(r.err.find(named), std::string::npos) << first << " : " << second << "\n" << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(journal)) << first << " : " << second;
+}
+
+// Runs `check` on every case at once: a job's start is mostly waiting (mpirun, its daemons),
+// not CPU.
+template <class Case, class Check>
+void check_concurrently(const std::vector<Case>& cases, Check check) {
+  std::vector<std::thread> running;
+  for (const Case& c : cases) running.emplace_back([&check, &c] { check(c); });
+  for (std::thread& t : running) t.join();
+}
+
+// Ranks of one job started with different counts (which once summed into a wrong total with exit
+// 0, or ended in an internal error) are refused before any work.
+TEST(Mpi, RanksOfAnotherCountAreRefusedBeforeAnyWork) {
+  check_concurrently(
+      std::vector<std::array<const char*, 3>>{
+          {"--n 16 --threads 1", "--n 17 --threads 1", "--n 17, rank 0 with --n 16"},
+          {"--n 16", "--n 16 --kernel reference", "--kernel reference, rank 0 with"},
+          {"--n 12", "env NQ_KERNEL=scalar @ --n 12", "NQ_KERNEL=scalar"}},
+      [](const std::array<const char*, 3>& c) { expect_refused_pair(c[0], c[1], c[2]); });
+}
+
+// Every field that shapes the plan, the kernel or the counts, each in a pair that differs in it
+// alone.
+TEST(SlowMpi, EveryMismatchedPairIsRefusedBeforeAnyWork) {
+  struct Case {
+    const char* first;
+    const char* second;
+    const char* named;
+  };
+  check_concurrently(
+      std::vector<Case>{
+          {"--n 12", "--n 13", "--n 13"},
+          {"--n 13", "--n 12", "--n 12"},
+          {"--n 8", "--n 9", "--n 9"},
+          {"--n 16", "--n 15", "--n 15"},
+          {"--n 12 --kernel join", "--n 12", "--kernel auto"},
+          {"--n 12 --kernel scalar", "--n 12 --kernel avx2", "--kernel avx2"},
+          {"--n 12 --kernel reference", "--n 12 --kernel scalar", "--kernel scalar"},
+          {"--n 16", "--n 16 --kernel scalar", "--kernel scalar"},
+          {"--n 16 --kernel join", "--n 16 --kernel reference", "--kernel reference"},
+          {"--n 12", "env NQ_KERNEL=reference @ --n 12", "NQ_KERNEL=reference"},
+          {"env NQ_KERNEL=scalar @ --n 12", "--n 12", "--kernel auto"},
+          {"env NQ_KERNEL=join @ --n 12", "env NQ_KERNEL=scalar @ --n 12", "NQ_KERNEL=scalar"},
+          {"--n 14 --kernel join", "--n 14 --kernel join --tasks 5000", "--tasks 5000"},
+          {"--n 14 --kernel join --tasks 5000", "--n 14 --kernel join --tasks 6000",
+           "--tasks 6000"},
+          {"--n 12 --split-depth 2", "--n 12 --split-depth 3", "--split-depth 3"},
+          {"--n 12", "--n 12 --split-depth 2", "--split-depth 2"},
+          {"--n 12 --cross-check 0.5", "--n 12", "--cross-check 0,"},
+          {"--n 12 --cross-check 0.5", "--n 12 --cross-check 0.25", "--cross-check 0.25"},
+          {"--n 12 --cross-check 0.5", "--n 12 --cross-check 0.5 --cross-check-seed 7",
+           "--cross-check-seed 7"},
+          {"--n 12 --kernel scalar --order fewest", "--n 12 --kernel scalar", "--order rows"},
+          {"--n 12 --kernel scalar", "--n 12 --kernel scalar --lookahead", "--lookahead"},
+      },
+      [](const Case& c) { expect_refused_pair(c.first, c.second, c.named); });
+}
+
+// A rank that cannot take part (a bad option, --help or --version on it alone) ends the whole
+// job at once with one line, instead of leaving the others waiting for it forever; --help on
+// every rank prints the help once.
+TEST(Mpi, ARankThatCannotStartEndsTheJobPromptly) {
+  check_concurrently(
+      std::vector<std::string>{"--n 16 --threads 1 --kernel bogus", "--n 16 --threads 1 --help",
+                               "--n 16 --threads 1 --version", "--n 0 --threads 1"},
+      [](const std::string& second) {
+        const Outcome r = pair("--n 16 --threads 1", second);
+        EXPECT_EQ(r.status, 2) << second << ": " << r.err;
+        EXPECT_EQ(r.err.rfind("nqcount: error: rank 1: ", 0), 0u) << second << ": " << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << second << ": " << r.err;
+        EXPECT_TRUE(r.out.empty()) << r.out;
+      });
+  const Outcome help = pair("--help", "--help");
+  EXPECT_EQ(help.status, 0) << help.err;
+  EXPECT_EQ(help.out.find("Usage: nqcount-mpi"), help.out.rfind("Usage: nqcount-mpi")) << help.out;
+  EXPECT_NE(help.out.find("Usage: nqcount-mpi"), std::string::npos) << help.out;
+}
+
+// A board too small to share out is counted by rank 0 alone, and its report still names the
+// ranks, as every nqcount-mpi report does.
+TEST(Mpi, TinyBoardsReportTheirRanks) {
+  for (const int n : {1, 3}) {
+    const Outcome r = mpi(2, "--n " + std::to_string(n) + " --json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["ranks"], 2);
+    EXPECT_EQ(j["subproblems_by_rank"].size(), 2u);
+  }
 }
 
 }  // namespace

@@ -3,9 +3,13 @@
 #include <gtest/gtest.h>
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <future>
@@ -20,6 +24,7 @@
 #include "engine/count/known.hpp"
 #include "engine/count/schedule.hpp"
 #include "tests/brute_force.hpp"
+#include "tests/cli_runner.hpp"
 #include "tests/count/run_count.hpp"
 
 namespace nq {
@@ -349,6 +354,41 @@ TEST(SlowRunner, JoinKernelN17And18MatchTheTable) {
     EXPECT_TRUE(r.orbits.total == k->total) << n;
     EXPECT_TRUE(r.orbits.unique == k->unique) << n;
   }
+}
+
+// A checkpoint is a file a later run reads back: "-" is no such file, and the library says so
+// instead of creating a file named "-".
+TEST(Runner, ACheckpointNamedDashIsAnError) {
+  CountConfig config;
+  config.n = 8;
+  config.threads = 1;
+  config.checkpoint = "-";
+  const auto r = count(config);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("checkpoint '-'"), std::string::npos) << r.error().message;
+}
+
+// A complete count whose checkpoint cannot be saved (a file size limit stands in for a full
+// disk) keeps its counts and says what was not saved beside them.
+TEST(Runner, ACompleteCountKeepsItsCountsWhenItsCheckpointCannotBeSaved) {
+  const std::string journal = test::temp_path("unsaved.ckpt");
+  const pid_t child = ::fork();
+  if (child == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);
+    const rlimit one_kilobyte{1024, 1024};
+    ::setrlimit(RLIMIT_FSIZE, &one_kilobyte);
+    CountConfig config;
+    config.n = 12;
+    config.threads = 2;
+    config.checkpoint = journal;
+    const auto r = count(config);
+    const bool kept = r.ok() && r->orbits.total == 14200 && !r->cancelled &&
+                      r->checkpoint_failure.find("cannot write") != std::string::npos;
+    ::_exit(kept ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
 }  // namespace
