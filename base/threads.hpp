@@ -1,7 +1,12 @@
-// Thread counts as the user gives them: 0 means every hardware thread; and a thread's CPU time.
+// Thread counts as the user gives them: 0 means every hardware thread; the threads a call of
+// the engine runs on (CallArena); and a thread's CPU time.
 #pragma once
 
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task_arena.h>
 #include <time.h>
+
+#include <optional>
 
 namespace nq {
 
@@ -16,6 +21,41 @@ int hardware_threads();
 inline int resolve_threads(int requested) {
   return requested > 0 ? requested : hardware_threads();
 }
+
+// The most threads a call of the engine may run for `requested` (resolve_threads): as many, within
+// what the host allows TBB now (tbb::global_control, read and never set); past the hardware, as
+// many as asked (raise_cap_for).
+int allowed_threads(int requested);
+
+// Past the hardware, TBB's process-wide cap raised to `threads` while the returned object lives:
+// TBB would otherwise give an arena of that many slots fewer workers. Else nothing: a call of the
+// engine never lowers the cap, nor raises it within the hardware.
+std::optional<tbb::global_control> raise_cap_for(int threads);
+
+// The threads of one call of the engine (a count, a plan, a solve): a task_arena of
+// allowed_threads(requested) slots, one of them kept for the calling thread, which enters it
+// (execute) and takes part, so that the call's work always ends, whatever else holds TBB's
+// threads (a count inside the host's own parallel_for) and whatever the host caps TBB at. The
+// arena bounds the call's concurrency; nothing else of the host's TBB changes, except that more
+// threads than the hardware raise TBB's process-wide cap (global_control) while the arena lives:
+// TBB would otherwise give it fewer workers than asked.
+class CallArena {
+ public:
+  explicit CallArena(int requested, int reserved_for_caller = 1);
+  CallArena(const CallArena&) = delete;
+  CallArena& operator=(const CallArena&) = delete;
+  int threads() const { return threads_; }
+  tbb::task_arena& arena() { return arena_; }
+  template <class F>
+  decltype(auto) execute(F&& f) {
+    return arena_.execute(std::forward<F>(f));
+  }
+
+ private:
+  std::optional<tbb::global_control> raised_;
+  int threads_;
+  tbb::task_arena arena_;
+};
 
 // The CPU seconds the calling thread has used. Timings of tasks and samples use it rather than
 // the wall clock: on a shared machine a task preempted for a time slice would otherwise look

@@ -24,6 +24,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <mutex>
 #include <numeric>
@@ -143,29 +144,102 @@ void say_first_error(const std::string& error, int rank, int ranks) {
     }
 }
 
+// The threads that count a rank's batches: one for each batch it may hold, each for the whole
+// run, since the thread that asks for a count takes part in it (a fresh thread a batch would
+// count with a cold cache, its scratch made anew each time). start(s) has slot s's thread call
+// count(s); wait_any() returns a slot whose count has returned.
+class BatchThreads {
+ public:
+  BatchThreads(std::size_t slots, std::function<void(std::size_t)> count)
+      : count_(std::move(count)), go_(slots, false) {
+    for (std::size_t s = 0; s < slots; ++s) threads_.emplace_back([this, s] { serve(s); });
+  }
+  ~BatchThreads() {
+    {
+      std::lock_guard lock(mu_);
+      quit_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+  BatchThreads(const BatchThreads&) = delete;
+  BatchThreads& operator=(const BatchThreads&) = delete;
+
+  void start(std::size_t s) {
+    {
+      std::lock_guard lock(mu_);
+      go_[s] = true;
+    }
+    wake_.notify_all();
+  }
+  std::size_t wait_any() {
+    std::unique_lock lock(mu_);
+    done_.wait(lock, [&] { return !ready_.empty(); });
+    const std::size_t s = ready_.back();
+    ready_.pop_back();
+    return s;
+  }
+
+ private:
+  void serve(std::size_t s) {
+    for (;;) {
+      {
+        std::unique_lock lock(mu_);
+        wake_.wait(lock, [&] { return quit_ || go_[s]; });
+        if (quit_) return;
+        go_[s] = false;
+      }
+      count_(s);
+      std::lock_guard lock(mu_);
+      ready_.push_back(s);
+      done_.notify_one();
+    }
+  }
+
+  std::function<void(std::size_t)> count_;
+  std::mutex mu_;
+  std::condition_variable wake_, done_;
+  std::vector<bool> go_;
+  std::vector<std::size_t> ready_;
+  bool quit_ = false;
+  std::vector<std::thread> threads_;
+};
+
 // Counts what rank 0 deals until it deals nothing, kDealerBatchesHeld batches at a time, each
 // counted on a thread of its own (they share the rank's threads as seats, ThreadSeats, so that
 // the seats the end of one batch leaves free count the others), while this thread talks to rank
-// 0 (MPI_THREAD_FUNNELED). `base` checks nothing itself (rank 0 deals the cross-checks); a check
-// batch is counted with the cross-check's kernel.
+// 0 (MPI_THREAD_FUNNELED). `base` checks nothing itself (rank 0 deals the cross-checks) and holds
+// the rank's seats; a check batch is counted with the cross-check's kernel.
 int run_worker(const CountConfig& base, const Plan& plan, Monitor& signal) {
-  ThreadSeats seats(resolve_threads(base.threads));  // the rank's threads, for all its batches
-  CountConfig counting = base;
-  counting.seats = &seats;
+  const CountConfig& counting = base;
   CountConfig again = counting;
   again.recheck = true;
   struct Slot {  // a batch being counted
     std::uint64_t id = 0;
+    std::vector<std::uint64_t> indices;
+    bool check = false;
     std::vector<FinishedSubproblem> done;
     bool interrupted = false;
     std::string error;  // the count failed (interrupted is set too)
-    std::thread thread;
   };
   std::array<Slot, kDealerBatchesHeld> slots;
-  std::mutex mu;
-  std::condition_variable finished;
-  std::vector<std::size_t> ready;  // slots whose batch is done
-  std::string failure;             // why the first count that failed did
+  std::string failure;  // why the first count that failed did
+  BatchThreads counters(slots.size(), [&](std::size_t s) {
+    Slot& me = slots[s];
+    CollectingJournal collected;
+    if (synthetic()) {
+      std::vector<FinishedSubproblem> zeros;
+      for (std::uint64_t i : me.indices) zeros.push_back({i, {}});
+      collected.record(zeros);
+    } else {
+      CountConfig config = me.check ? again : counting;
+      config.journal = &collected;
+      const auto r = count_selected(config, plan, me.indices, &signal);
+      me.interrupted = !r.ok() || r->cancelled;  // what it finished still goes back
+      if (!r.ok()) me.error = r.error().message;
+    }
+    me.done = collected.take();
+  });
   // Sends slot s's results (if any) with `flag`; with kWantMore, the answer: a batch (started on
   // the slot's thread), kRetry (nothing yet: the slot idles until another batch is done), or no
   // more work.
@@ -186,27 +260,9 @@ int run_worker(const CountConfig& base, const Plan& plan, Monitor& signal) {
     if (batch.size() == 1 && batch[0] == kRetry) return Answer::kLater;
     if (batch.size() < 2) return Answer::kNone;
     slot.id = batch[0];
-    const bool check = batch[1] == kCheck;
-    batch.erase(batch.begin(), batch.begin() + 2);
-    slot.thread = std::thread([&, s, check, indices = std::move(batch)] {
-      Slot& me = slots[s];
-      CollectingJournal collected;
-      if (synthetic()) {
-        std::vector<FinishedSubproblem> zeros;
-        for (std::uint64_t i : indices) zeros.push_back({i, {}});
-        collected.record(zeros);
-      } else {
-        CountConfig config = check ? again : counting;
-        config.journal = &collected;
-        const auto r = count_selected(config, plan, indices, &signal);
-        me.interrupted = !r.ok() || r->cancelled;  // what it finished still goes back
-        if (!r.ok()) me.error = r.error().message;
-      }
-      me.done = collected.take();
-      std::lock_guard lock(mu);
-      ready.push_back(s);
-      finished.notify_one();
-    });
+    slot.check = batch[1] == kCheck;
+    slot.indices.assign(batch.begin() + 2, batch.end());
+    counters.start(s);
     return Answer::kStarted;
   };
   std::size_t running = 0;
@@ -230,14 +286,7 @@ int run_worker(const CountConfig& base, const Plan& plan, Monitor& signal) {
   };
   for (std::size_t s = 0; s < slots.size() && !dry; ++s) want(s, kWantMore);
   while (running > 0) {
-    std::size_t s = 0;
-    {
-      std::unique_lock lock(mu);
-      finished.wait(lock, [&] { return !ready.empty(); });
-      s = ready.back();
-      ready.pop_back();
-    }
-    slots[s].thread.join();
+    const std::size_t s = counters.wait_any();
     --running;
     if (failure.empty()) failure = slots[s].error;
     const bool stops = !stopping && slots[s].interrupted;  // tells rank 0 once, why
@@ -271,10 +320,8 @@ int run_root(const CountArgs& args, const CountConfig& base, const Plan& plan,
   // The kernel this rank runs (an empty selection counts nothing), and the cross-check's.
   const auto probe = count_selected(base, plan, {});
   const std::string kernel_name = probe.ok() ? probe->kernel : base.kernel;
-  ThreadSeats seats(resolve_threads(base.threads));  // the rank's threads, for all its batches
   CountConfig counting = base;  // rank 0 deals the cross-checks: no rank checks its own work
   counting.cross_check = 0;
-  counting.seats = &seats;
   CountConfig again = counting;
   again.recheck = true;
   std::atomic<bool> check_failed{false};
@@ -647,6 +694,11 @@ int run(int argc, char** argv, int rank, int ranks) {
   config.min_tasks = journal_tasks > 0 ? journal_tasks
                      : args.tasks > 0  ? static_cast<std::uint64_t>(args.tasks)
                                        : cluster_plan_tasks(config.n, all_threads);
+
+  // The rank's threads, shared as seats by the batches it holds at once (so the memory estimate
+  // counts the threads that ask for them too).
+  ThreadSeats seats(threads_here);
+  config.seats = &seats;
 
   // Signals are seen from here on: planning a large board takes minutes.
   Monitor signal;

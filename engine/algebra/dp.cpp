@@ -1,7 +1,6 @@
 #include "engine/algebra/dp.hpp"
 
 #include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_reduce.h>
 #include <oneapi/tbb/task_arena.h>
@@ -73,10 +72,8 @@ Expected<DpResult> count_by_closed_lines(int n, int threads) {
   const auto start = std::chrono::steady_clock::now();
   DpResult r;
   r.n = n;
-  r.threads = resolve_threads(threads);
-  tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
-                          static_cast<std::size_t>(r.threads));
-  tbb::task_arena arena(r.threads);
+  CallArena arena(threads);  // within what the host allows TBB (base/threads.hpp)
+  r.threads = arena.threads();
   const std::uint64_t full = (std::uint64_t{1} << n) - 1;
   std::vector<State> layer{{0, 1}};
   r.peak_states = 1;

@@ -54,8 +54,9 @@ Expected<Plan> make_plan(const CountConfig& config, const PlanControl& control =
 // whatever order and however often it is named, recording each in config.journal if there is
 // one (without calling its begin()). The orbit split needs the whole plan, so `orbits.total` is
 // the weighted sum of the selection and the rest is 0. Its cost beside the counting grows with
-// the selection, not the plan, and the calling thread only waits (an MPI rank counts many small
-// selections of a large plan, each from a thread of its own).
+// the selection, not the plan (an MPI rank counts many small selections of a large plan). The
+// calling thread takes part, as in count(): a caller that asks for many selections in turn
+// counts them with its caches and scratch warm.
 Expected<CountResult> count_selected(const CountConfig& config, const Plan& plan,
                                      std::span<const std::uint64_t> indices,
                                      Monitor* monitor = nullptr);

@@ -1,6 +1,5 @@
 #include "engine/count/estimate.hpp"
 
-#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_sort.h>
 #include <oneapi/tbb/task_arena.h>
@@ -157,10 +156,8 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
   const auto since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   };
-  const int threads = resolve_threads(config.threads);
-  tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
-                          static_cast<std::size_t>(threads));
-  tbb::task_arena arena(threads);
+  CallArena arena(config.threads);  // within what the host allows TBB (base/threads.hpp)
+  const int threads = arena.threads();
 
   // A cluster's plan is cut as nqcount-mpi cuts it for all its threads.
   const std::uint64_t all_threads = static_cast<std::uint64_t>(std::max(config.ranks, 1)) *

@@ -45,8 +45,12 @@ constexpr std::uint64_t kPerCountedBytes = sizeof(Subproblem) + kPerCountedTaskB
 constexpr std::uint64_t kPerJournalBytes =
     2 * sizeof(FinishedSubproblem) + 2 * sizeof(std::uint64_t);
 
+// The threads that may hold a worker's state and scratch: the run's; where counts share them
+// (CountConfig::seats: an MPI rank's batches, each asked for by a thread of its own that takes
+// part in it), the TBB workers besides those threads.
 std::uint64_t threads_of(const CountConfig& config) {
-  return static_cast<std::uint64_t>(resolve_threads(config.threads));
+  const auto threads = static_cast<std::uint64_t>(resolve_threads(config.threads));
+  return config.seats ? threads + kDealerBatchesHeld - 1 : threads;
 }
 
 std::uint64_t join_scratch_bound(int n) {

@@ -1,7 +1,6 @@
 // count(), count_selected() and make_plan(): the checks of a config, its plan (made and
 // bounded here: PlanControl), the resume from a journal and the Burnside terms, around the runner
 // (runner.hpp), which counts the plan's tasks on the NUMA arenas.
-#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
@@ -110,9 +109,7 @@ Plan plan_for(const CountConfig& config, const Kernel* kernel, int threads,
               std::vector<std::uint64_t>* costs = nullptr, bool defer_fixed_counts = false,
               const PlanControl& control = {}) {
   const int split = config.split_rows >= 0 ? config.split_rows : default_split_rows(config.n);
-  tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
-                          static_cast<std::size_t>(threads));
-  tbb::task_arena arena(NQ_TSAN ? 1 : threads);  // under TSan: no TBB hand-overs
+  CallArena arena(NQ_TSAN ? 1 : threads);  // under TSan: no TBB hand-overs
   Plan plan;
   arena.execute([&] {
     switch (kernel->plan) {

@@ -4,7 +4,6 @@
 // in topology.hpp). Every worker keeps its own partial sums; they are joined once, at the end.
 #include "engine/count/runner.hpp"
 
-#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/task.h>
 #include <oneapi/tbb/task_arena.h>
@@ -20,7 +19,6 @@
 #include <exception>
 #include <functional>
 #include <future>
-#include <latch>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -83,10 +81,9 @@ struct alignas(64) RangeWord {
 // range is carried, another thief's scan may miss it and end its worker; but a thief empties a
 // victim only by taking its last position, so what is missed is one subproblem, which the
 // carrier counts. The words carry positions into arrays written before the workers start
-// (the arena's enqueue, or task_group::run, orders that) and never after, so relaxed order
-// suffices; the partial sums and the task stats (one element per subproblem, written by its
-// claimant) are read after every worker has counted down the run's latch (or after the arenas'
-// task_group::wait).
+// (task_group::run orders that) and never after, so relaxed order suffices; the partial sums
+// and the task stats (one element per subproblem, written by its claimant) are read after every
+// worker loop has returned (the arenas' task_group::wait).
 struct WorkRanges {
   WorkLayout layout;
   std::vector<std::uint64_t> cost;  // per position: its task's estimated cost (the progress)
@@ -108,16 +105,27 @@ class ArenaPinning : public tbb::task_scheduler_observer {
     if (binder_ && !cpus_.empty()) observe(true);
   }
   ~ArenaPinning() override { observe(false); }
-  void on_scheduler_entry(bool) override {
+  // The calling thread (not a worker) is the host's: it gets back the CPUs it had on leaving.
+  void on_scheduler_entry(bool worker) override {
+    if (!worker) {
+      std::lock_guard lock(caller_mu_);
+      caller_cpus_ = allowed_cpus();
+    }
     if (!binder_->bind_thread(cpus_)) failed_.store(true, std::memory_order_relaxed);
   }
-  void on_scheduler_exit(bool) override { binder_->unbind_thread(); }
+  void on_scheduler_exit(bool worker) override {
+    if (worker) return binder_->unbind_thread();
+    std::lock_guard lock(caller_mu_);
+    if (!caller_cpus_.empty()) set_thread_affinity(caller_cpus_);
+  }
   bool pinned() const { return binder_ && !cpus_.empty() && !failed_.load(); }
 
  private:
   Binder* binder_;  // null: nothing to pin
   const std::vector<int>& cpus_;
   std::atomic<bool> failed_{false};
+  std::mutex caller_mu_;
+  std::vector<int> caller_cpus_;  // the calling thread's CPUs before it entered
 };
 
 const std::vector<int> kNoCpus;
@@ -144,17 +152,19 @@ struct alignas(64) WorkerTally {
 class Counter {
  public:
   Counter(const Plan& plan, const Kernel* kernel, const RunHooks& hooks, Monitor* monitor,
-          std::vector<TaskStat>* stats, CrossCheck& check)
+          std::vector<TaskStat>* stats, CrossCheck& check, const std::atomic<bool>& abandoned)
       : plan_(plan),
         kernel_(kernel),
         hooks_(hooks),
         monitor_(monitor),
         stats_(stats),
-        check_(check) {}
+        check_(check),
+        abandoned_(abandoned) {}
 
-  // The run stops: a cancel, or a cross-check that failed.
+  // The run stops: a cancel, a cross-check that failed, or a worker loop that failed.
   bool stopping() const {
-    return (monitor_ && monitor_->cancel.load(std::memory_order_relaxed)) || check_.failed();
+    return (monitor_ && monitor_->cancel.load(std::memory_order_relaxed)) || check_.failed() ||
+           abandoned_.load(std::memory_order_relaxed);
   }
 
   // Readies the calling worker thread before its first claim (the join's scratch for this n,
@@ -381,6 +391,7 @@ class Counter {
   Monitor* monitor_;
   std::vector<TaskStat>* stats_;
   CrossCheck& check_;
+  const std::atomic<bool>& abandoned_;
 };
 
 // Waits for the machine's topology, looking at the monitor's cancel flag meanwhile: false when
@@ -465,6 +476,57 @@ void work(WorkRanges& work_ranges, std::size_t me, const Counter& counter, Worke
   }
 }
 
+// Runs loop(w) once for every worker w, worker_begin[a] to worker_begin[a + 1] on arena a, at
+// once where threads are free, and returns when every loop has; the first exception a loop
+// threw is thrown here. The one way the runner starts its workers: each arena's loops are
+// tasks of a task_group spawned in it, and the calling thread waits in each arena in turn,
+// counting in it meanwhile, so that the loops always end, however many of TBB's threads are
+// free (none: the host caps TBB at one thread, or every thread is a caller waiting, in the host's
+// own parallel_for). Under ThreadSanitizer, which cannot see oneTBB's uninstrumented hand-overs,
+// the loops run on threads of their own instead (sanitizers.hpp); the loops themselves, which
+// hold the claim and steal protocol, are the same code.
+void run_worker_loops(std::deque<tbb::task_arena>& arenas,
+                      const std::vector<std::size_t>& worker_begin,
+                      const std::function<void(std::size_t)>& loop) {
+  if (NQ_TSAN) {
+    std::vector<std::thread> workers;
+    std::mutex failed_mu;
+    std::exception_ptr failed;
+    for (std::size_t w = 0; w < worker_begin.back(); ++w)
+      workers.emplace_back([&, w] {
+        try {
+          loop(w);
+        } catch (...) {
+          std::lock_guard lock(failed_mu);
+          if (!failed) failed = std::current_exception();
+        }
+      });
+    for (std::thread& t : workers) t.join();
+    if (failed) std::rethrow_exception(failed);
+    return;
+  }
+  std::deque<tbb::task_group> groups(arenas.size());
+  auto spawn = [&](std::size_t a) {
+    for (std::size_t w = worker_begin[a]; w < worker_begin[a + 1]; ++w)
+      groups[a].run([&loop, w] { loop(w); });
+  };
+  std::exception_ptr failed;  // every group is waited for, whatever one of them threw
+  auto wait = [&](std::size_t a) {
+    try {
+      groups[a].wait();
+    } catch (...) {
+      if (!failed) failed = std::current_exception();
+    }
+  };
+  for (std::size_t a = 1; a < arenas.size(); ++a) arenas[a].execute([&, a] { spawn(a); });
+  arenas[0].execute([&] {
+    spawn(0);
+    wait(0);
+  });
+  for (std::size_t a = 1; a < arenas.size(); ++a) arenas[a].execute([&, a] { wait(a); });
+  if (failed) std::rethrow_exception(failed);
+}
+
 }  // namespace
 
 // hwloc reads the machine (tens of milliseconds, once per process) in the background, while
@@ -491,16 +553,12 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
     auto t = machine.get();
     if (t.ok()) topology = *t;  // no topology: one unpinned arena, as with --numa off
   }
+  // The threads the host lets this count have (base/threads.hpp): TBB's cap raised past the
+  // hardware for the count's life where more are asked, never lowered.
+  const auto raised = raise_cap_for(resolve_threads(result.threads));
+  result.threads = allowed_threads(result.threads);
   const NumaPlan numa = plan_arenas(topology, result.threads, config.numa);
   result.numa_nodes = static_cast<int>(numa.arenas.size());
-
-  // The arenas reserve no slot for the calling thread, which only waits: the T workers are
-  // exactly the plan's threads, and global_control lets TBB create them (it counts the caller).
-  // (Not the caller as one of the T in a slot reserved for it: TBB then often left the other
-  // slot empty for the whole of a short count. Nor the row-split plan made on a thread of its
-  // own while TBB starts: that slowed TBB's start-up by more than it hid.)
-  tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
-                          static_cast<std::size_t>(numa.threads) + 1);
 
   // Order and deal by estimated cost; only the selected subproblems (resume, MPI) are dealt,
   // and with a selection every array here is the selection's size, not the plan's: an MPI rank
@@ -577,14 +635,16 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
       st.resumed = false;
     }
   }
+  std::atomic<bool> abandoned{false};  // a worker loop failed: the others stop
   const Counter counter(plan, kernel, hooks, monitor, config.task_stats ? &result.tasks : nullptr,
-                        check);
+                        check, abandoned);
 
   std::deque<tbb::task_arena> arenas;
   std::deque<ArenaPinning> pinning;
   std::vector<WorkerTally> tallies(layout.workers());
   for (std::size_t a = 0; a < nodes; ++a) {
-    arenas.emplace_back(threads[a], 0);
+    // The calling thread takes part (run_worker_loops): the first arena keeps it a slot.
+    arenas.emplace_back(threads[a], a == 0 ? 1 : 0);
     // Unplaced: no observer (one per arena costs a TBB allocation that outlives the run).
     pinning.emplace_back(arenas.back(), binder ? &*binder : nullptr,
                          placed ? numa.arenas[a].cpus : kNoCpus);
@@ -592,44 +652,14 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
   // Everything up to here ran before any counting: the serial part of the run.
   result.setup_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (NQ_TSAN) {  // the same workers on threads TSan sees start and join (sanitizers.hpp)
-    std::vector<std::thread> workers;
-    for (std::size_t w = 0; w < layout.workers(); ++w)
-      workers.emplace_back([&, w] { work(work_ranges, w, counter, tallies[w]); });
-    for (std::thread& t : workers) t.join();
-  } else if (tbb::task::current_context() != nullptr) {
-    // Called from a TBB task (a program's own parallel loop): the caller enters the arenas and
-    // counts too, since TBB's threads may all be callers waiting, with none left to count.
-    std::deque<tbb::task_group> groups(nodes);
-    for (std::size_t a = 0; a < nodes; ++a)
-      arenas[a].execute([&, a] {
-        for (std::size_t w = layout.worker_begin[a]; w < layout.worker_begin[a + 1]; ++w)
-          groups[a].run([&, w] { work(work_ranges, w, counter, tallies[w]); });
-      });
-    for (std::size_t a = 0; a < nodes; ++a) arenas[a].execute([&, a] { groups[a].wait(); });
-  } else {
-    // Enqueued, not run from inside the arena: a thread that enters an arena (execute) takes
-    // one of its slots and counts in it while it waits, so the calling thread, a fresh one for
-    // each of an MPI rank's batches, would count with a cold cache and scratch of its own
-    // (megabytes faulted in for each batch). Workers only: the caller waits on the latch (TBB
-    // gives enqueued work a worker even where a program caps it at one thread).
-    std::latch done(static_cast<std::ptrdiff_t>(layout.workers()));
-    std::mutex failed_mu;
-    std::exception_ptr failed;  // the first exception a worker threw, rethrown here
-    for (std::size_t a = 0; a < nodes; ++a)
-      for (std::size_t w = layout.worker_begin[a]; w < layout.worker_begin[a + 1]; ++w)
-        arenas[a].enqueue([&, w] {
-          try {
-            work(work_ranges, w, counter, tallies[w]);
-          } catch (...) {
-            std::lock_guard lock(failed_mu);
-            if (!failed) failed = std::current_exception();
-          }
-          done.count_down();
-        });
-    done.wait();
-    if (failed) std::rethrow_exception(failed);
-  }
+  run_worker_loops(arenas, layout.worker_begin, [&](std::size_t w) {
+    try {
+      work(work_ranges, w, counter, tallies[w]);
+    } catch (...) {  // out of memory, say: the other loops stop too, and it is thrown on
+      abandoned.store(true, std::memory_order_relaxed);
+      throw;
+    }
+  });
 
   Partial sum;
   for (std::size_t a = 0; a < nodes; ++a) {

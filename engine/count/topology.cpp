@@ -227,17 +227,13 @@ int current_cpu() {
   return sched_getcpu();
 }
 
-namespace {
-
-bool set_affinity(const std::vector<int>& cpus) {
+bool set_thread_affinity(const std::vector<int>& cpus) {
   cpu_set_t set;
   CPU_ZERO(&set);
   for (int c : cpus)
     if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
   return CPU_COUNT(&set) > 0 && sched_setaffinity(0, sizeof(set), &set) == 0;
 }
-
-}  // namespace
 
 std::vector<int> allowed_cpus() {
   cpu_set_t set;
@@ -259,11 +255,11 @@ CpuPin::CpuPin(int cpu) {
   if (cpu < 0) return;
   saved_ = allowed_cpus();
   if (!saved_.empty() && std::find(saved_.begin(), saved_.end(), cpu) != saved_.end())
-    pinned_ = set_affinity({cpu});
+    pinned_ = set_thread_affinity({cpu});
 }
 
 CpuPin::~CpuPin() {
-  if (pinned_) set_affinity(saved_);
+  if (pinned_) set_thread_affinity(saved_);
 }
 
 }  // namespace nq

@@ -89,6 +89,9 @@ int current_cpu();
 
 // The CPUs the calling thread may run on (its affinity mask), ascending; empty if unknown.
 std::vector<int> allowed_cpus();
+// Sets the calling thread's affinity mask to `cpus` (allowed_cpus's form); false where the
+// system refuses (a CPU this process may not use).
+bool set_thread_affinity(const std::vector<int>& cpus);
 
 // One CPU a worker: where an arena has exactly as many threads as CPUs (its node's, or, for an
 // arena without a node, `allowed`), worker i of the arena gets the i-th of them; otherwise none

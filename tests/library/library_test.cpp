@@ -1,14 +1,23 @@
 // The library as a user sees it: only <nqcount/nqcount.hpp> (the staged, installed headers),
 // linked against libnqcount. Every bad use is an nq::Error naming the bad value, never a crash.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/parallel_for.h>
 #include <unistd.h>
 
+#include <array>
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <future>
+#include <iterator>
 #include <nqcount/nqcount.hpp>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -124,6 +133,76 @@ TEST(Library, CountsFromTwoThreadsAtOnceAreBothRight) {
   EXPECT_EQ(nq::to_string(a->orbits.total) + " " + nq::to_string(a->orbits.unique), "73712 9233");
   EXPECT_EQ(nq::to_string(b->orbits.total) + " " + nq::to_string(b->orbits.unique),
             "14772512 1846955");
+}
+
+// What a call writes on the process's standard error while `body` runs (the library must
+// write nothing there: it answers with values).
+template <class Body>
+std::string stderr_of(Body body) {
+  const std::string file = temp_dir("stderr") + "/err";
+  std::fflush(stderr);
+  const int saved = ::dup(2);
+  const int to = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ::dup2(to, 2);
+  ::close(to);
+  body();
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(saved);
+  std::ifstream in(file);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// A good guest of its host's TBB: a count sets nothing process-wide (the host's cap on TBB's
+// threads reads the same before, during and after it), keeps within the host's own cap (and
+// says how many threads it ran), writes nothing on the host's streams, and works from the
+// host's parallel_for and from several host threads at once.
+TEST(Library, ACountIsAGoodGuestOfItsHostsTbb) {
+  using tbb::global_control;
+  const std::size_t before = global_control::active_value(global_control::max_allowed_parallelism);
+  std::atomic<bool> done{false};
+  std::size_t changed = 0;
+  auto counting = std::async(std::launch::async, [&] {
+    nq::CountConfig c = board(15);
+    c.threads = 0;  // every hardware thread
+    const auto r = nq::count(c);
+    done = true;
+    return r;
+  });
+  while (!done)
+    changed += global_control::active_value(global_control::max_allowed_parallelism) != before;
+  ASSERT_TRUE(counting.get());
+  EXPECT_EQ(changed, 0u);
+  EXPECT_EQ(global_control::active_value(global_control::max_allowed_parallelism), before);
+
+  const std::string said = stderr_of([] {
+    global_control one(global_control::max_allowed_parallelism, 1);
+    for (const int n : {10, 16}) {
+      const auto r = nq::count(board(n));  // two threads asked, one allowed
+      ASSERT_TRUE(r) << r.error().message;
+      EXPECT_EQ(r->orbits.total, nq::u128{nq::known_value(n)->total});
+      EXPECT_EQ(r->threads, 1) << n;
+    }
+    EXPECT_EQ(global_control::active_value(global_control::max_allowed_parallelism), 1u);
+  });
+  EXPECT_TRUE(said.empty()) << said;
+
+  std::array<nq::u128, 6> in_loop{};
+  tbb::parallel_for(0, static_cast<int>(in_loop.size()), [&](int i) {
+    if (const auto r = nq::count(board(8 + i % 3)))
+      in_loop[static_cast<std::size_t>(i)] = r->orbits.total;
+  });
+  for (std::size_t i = 0; i < in_loop.size(); ++i)
+    EXPECT_EQ(in_loop[i], nq::u128{nq::known_value(static_cast<int>(8 + i % 3))->total}) << i;
+
+  std::vector<std::future<nq::Expected<nq::CountResult>>> hosts;
+  for (int h = 0; h < 4; ++h)
+    hosts.push_back(std::async(std::launch::async, [h] { return nq::count(board(11 + h)); }));
+  for (int h = 0; h < 4; ++h) {
+    const auto r = hosts[static_cast<std::size_t>(h)].get();
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->orbits.total, nq::u128{nq::known_value(11 + h)->total}) << 11 + h;
+  }
 }
 
 TEST(Library, TheMonitorShowsProgressAndCancels) {
