@@ -322,7 +322,8 @@ std::vector<OptionRow> option_table(Args& a) {
       {"simulate", "--json", &a.simulate.json, "print one JSON object"},
       board_size("estimate", &a.estimate.n, 4, kMaxCountN),
       {"estimate", "--samples", &a.estimate.samples,
-       "subproblems to count (in up to 32 strata of equal estimated cost, at least two each)",
+       "subproblems to count (in strata of equal estimated cost, four to a stratum, up to 32 "
+       "strata; at least two each)",
        std::pair{1LL, 1LL << 20}},
       {"estimate", "--pieces", &a.estimate.pieces,
        "of a sampled subproblem too large for one chunk of the join (from about n = 25), the "

@@ -9,9 +9,10 @@
 // the stratum's total without bias; the stratum's estimate is the mean of its z, with variance
 // s^2 / k (k draws), and the totals and their variances add over the strata (stratified
 // sampling, with replacement and unequal probabilities: the Hansen-Hurwitz estimator per
-// stratum). The 95% interval is the estimate +- t standard errors (Student's t, with the draws
-// less one per stratum as degrees of freedom; for the core-seconds, see the machine's speed
-// below). The same draws estimate
+// stratum). The 95% interval is the estimate +- t standard errors (Student's t, with
+// Satterthwaite's degrees of freedom for the sum of the strata's variances: the draws less one
+// per stratum where the strata weigh alike, fewer where a few of them hold most of the variance;
+// for the core-seconds, see the machine's speed below). The same draws estimate
 // the core-seconds (y = seconds) and Q(n) (y = the subproblem's weighted solutions).
 // A subproblem too large for one chunk of the join (kernels.hpp: from about n = 25 its halves
 // have millions of placements, and a count pairs them chunk by chunk, hours a subproblem at

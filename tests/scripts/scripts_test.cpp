@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "tests/cli_runner.hpp"
@@ -160,6 +161,26 @@ TEST(MpiReplayCheck, BadOptionsAreOneErrorLine) {
     EXPECT_EQ(r.err.rfind("nqcount: error: mpi-replay-check: ", 0), 0u) << args << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
     EXPECT_TRUE(r.out.empty()) << args;
+  }
+}
+
+// scripts/estimate-coverage: one row a board, the misses of the interval over the seeds (a
+// function of the seed alone), and bad options as one line, exit 2.
+TEST(EstimateCoverage, OneRowABoardAndBadOptionsAreOneErrorLine) {
+  const Outcome r =
+      shell("NQCOUNT=" NQCOUNT_BIN " " NQ_SOURCE_DIR "/scripts/estimate-coverage --seeds 3 10");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string line, last;
+  while (std::getline(lines, line)) last = line;
+  EXPECT_EQ(last.rfind("10  3      ", 0), 0u) << r.out;
+  for (const std::string args : {"", "--seeds 0 10", "--bogus 10", "28", "--seeds"}) {
+    const Outcome bad =
+        shell("NQCOUNT=" NQCOUNT_BIN " " NQ_SOURCE_DIR "/scripts/estimate-coverage " + args);
+    EXPECT_EQ(bad.status, 2) << args;
+    EXPECT_EQ(bad.err.rfind("nqcount: error: estimate-coverage: ", 0), 0u)
+        << args << ": " << bad.err;
+    EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << args << ": " << bad.err;
   }
 }
 
