@@ -548,7 +548,10 @@ CommandLine read_command_line(int argc, char** argv, const char* version, Args& 
   app.set_version_flag("--version", version);
   app.require_subcommand(1);
   std::map<std::string, CLI::App*> subs;
-  for (const auto& c : commands()) subs[c.name] = app.add_subcommand(c.name, c.help);
+  for (const auto& c : commands()) {
+    subs[c.name] = app.add_subcommand(c.name, c.help);
+    subs[c.name]->set_version_flag("--version", version);  // `nqcount solve --version` too
+  }
   const std::vector<OptionRow> rows = option_table(args);
   for (const auto& row : rows) add_option_row(*subs.at(row.command), row);
 
@@ -558,6 +561,15 @@ CommandLine read_command_line(int argc, char** argv, const char* version, Args& 
     return {"", 2};
   }
   const std::string& first = words.front();
+  if (!is_command(first) && !first.empty() && first[0] != '-') {
+    std::string names;
+    for (const auto& c : commands()) names += (names.empty() ? "" : ", ") + std::string(c.name);
+    const bool number = first.find_first_not_of("0123456789") == std::string::npos;
+    print_error("'" + first + "' is not a command (the commands: " + names +
+                "; 'nqcount --help' says what each does)" +
+                (number ? "; to count that board: nqcount --n " + first : ""));
+    return {"", 2};
+  }
   if (!is_command(first) && first != "-h" && first != "--help" && first != "--version")
     words.insert(words.begin(), "count");
   const std::vector<std::string> typed = words;

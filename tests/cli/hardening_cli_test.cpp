@@ -471,4 +471,22 @@ TEST(HardeningCli, ATasksThatContradictsTheJournalIsRefused) {
   EXPECT_TRUE(has(other.err, "--tasks 7 cuts the plan into")) << other.err;
 }
 
+// A word that is no command is said to be none (it once read as `count`, which then asked for
+// --n); --version is answered by every command, as the completion offers it.
+TEST(HardeningCli, AWordThatIsNoCommandAndVersionAfterACommand) {
+  for (const char* args : {"bogus", "bogus --n 5", "12"}) {
+    expect_usage_error(args);
+    const Outcome r = nqcount(args);
+    EXPECT_TRUE(has(r.err, "is not a command (the commands: count, solve")) << args << r.err;
+  }
+  EXPECT_TRUE(has(nqcount("12").err, "nqcount --n 12")) << nqcount("12").err;
+  const std::string version = nqcount("--version").out;
+  ASSERT_FALSE(version.empty());
+  for (const char* command : {"count", "solve", "table", "orbit", "estimate", "topology"}) {
+    const Outcome r = nqcount(std::string(command) + " --version");
+    EXPECT_EQ(r.status, 0) << command << ": " << r.err;
+    EXPECT_EQ(r.out, version) << command;
+  }
+}
+
 }  // namespace
