@@ -19,6 +19,7 @@
 #include "base/types.hpp"
 #include "engine/algebra/algebra.hpp"
 #include "engine/algebra/orbits.hpp"
+#include "engine/count/cluster.hpp"
 #include "engine/count/config.hpp"
 #include "engine/count/count.hpp"
 #include "engine/count/estimate.hpp"

@@ -87,13 +87,8 @@ std::string count_args_error(const CountArgs& args, bool mpi) {
 }
 
 std::string journal_cut_error(const CountArgs& args, std::uint64_t journal_tasks) {
-  if (journal_tasks == 0 || args.tasks <= 0) return "";
-  const std::uint64_t asked = rowsplit_tasks(args.n, static_cast<std::uint64_t>(args.tasks));
-  if (asked == journal_tasks) return "";
-  return "--tasks " + std::to_string(args.tasks) + " cuts the plan into " + std::to_string(asked) +
-         " tasks, but the checkpoint '" + args.checkpoint + "' holds a count cut into " +
-         std::to_string(journal_tasks) +
-         ": a resumed count keeps its journal's cut; give the --tasks it was made with, or none";
+  return resume_cut_error(args.n, args.tasks > 0 ? static_cast<std::uint64_t>(args.tasks) : 0,
+                          journal_tasks, args.checkpoint);
 }
 
 std::unique_ptr<FileJournal> open_checkpoint(const CountArgs& args) {
@@ -102,25 +97,25 @@ std::unique_ptr<FileJournal> open_checkpoint(const CountArgs& args) {
                                        std::chrono::seconds(args.checkpoint_every));
 }
 
-int report_interrupted(const CountArgs& args, const CountResult& r, FileJournal* journal,
-                       const std::string& launcher, int signal) {
+int report_interrupted(const CountArgs& args, const CountResult& r, const std::string& journal,
+                       const std::string& journal_failure, const std::string& launcher,
+                       int signal) {
   const int status =
       SignalScope::received() == 0 && signal > 0 ? 128 + signal : SignalScope::exit_status();
   if (r.subproblems_total == 0) {  // stopped while planning: nothing counted, nothing to save
     std::cerr << "nqcount: interrupted before counting began; nothing to save\n";
-    if (journal) (void)journal->close();
     return status;
   }
   std::cerr << "nqcount: interrupted after " << r.subproblems << " of " << r.subproblems_total
             << " subproblems; no counts printed\n";
-  if (!journal) {
+  if (journal.empty()) {
     std::cerr << "nqcount: run with --checkpoint FILE to be able to resume\n";
     return status;
   }
   // An interrupted run whose work could not be saved is a failed write (exit 2), not an
   // interruption to resume from: a requeueing script must not take it for a saved one.
-  if (auto flushed = journal->close(); !flushed) {
-    print_error("interrupted, and the progress could not be saved: " + flushed.error().message +
+  if (!journal_failure.empty()) {
+    print_error("interrupted, and the progress could not be saved: " + journal_failure +
                 " (what was saved before the failure stays valid)");
     return 2;
   }
@@ -129,7 +124,7 @@ int report_interrupted(const CountArgs& args, const CountResult& r, FileJournal*
     if (&word != &args.argv.front()) command.push_back(' ');
     command.append(shell_quoted(word));
   }
-  std::cerr << "nqcount: progress saved in " << journal->path() << "\n"
+  std::cerr << "nqcount: progress saved in " << journal << "\n"
             << "nqcount: resume with: " << command << "\n";
   return status;
 }
@@ -186,7 +181,12 @@ int run_count(const CountArgs& args, int mpi_ranks) {
     if (journal) (void)journal->close();
     return 1;
   }
-  if (r.cancelled) return report_interrupted(args, r, journal.get());
+  if (r.cancelled) {
+    std::string failure;
+    if (journal)
+      if (auto closed = journal->close(); !closed) failure = closed.error().message;
+    return report_interrupted(args, r, journal ? journal->path() : "", failure);
+  }
   // The count is the product: a side file that cannot be written (the checkpoint, the task
   // stats) is said after it, and the exit status says that a write failed.
   std::vector<std::string> failed_writes;

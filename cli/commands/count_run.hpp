@@ -29,11 +29,13 @@ std::string journal_cut_error(const CountArgs& args, std::uint64_t journal_tasks
 // The journal --checkpoint asks for, or null without one.
 std::unique_ptr<FileJournal> open_checkpoint(const CountArgs& args);
 
-// After an interrupted run: flushes the journal and says how to resume; returns 128 + the
-// signal (130 / 143): this process's, else `signal` (the one an MPI worker received).
-// `launcher` is put before the command (e.g. "mpirun [options] ").
-int report_interrupted(const CountArgs& args, const CountResult& r, FileJournal* journal,
-                       const std::string& launcher = "", int signal = 0);
+// After an interrupted run whose journal (`journal`, its path; empty: none) is closed, and could
+// not be saved where `journal_failure` says why: says how to resume, and returns 128 + the
+// signal (130 / 143; this process's, else `signal`, one an MPI worker received), or 2 where the
+// progress was not saved. `launcher` is put before the command (e.g. "mpirun [options] ").
+int report_interrupted(const CountArgs& args, const CountResult& r, const std::string& journal,
+                       const std::string& journal_failure, const std::string& launcher = "",
+                       int signal = 0);
 
 // How an MPI run shared the work: subproblems counted by each rank (none for nqcount).
 struct RankShares {

@@ -11,16 +11,16 @@ namespace nq {
 Dealer::Dealer(const Plan& plan, const std::vector<std::uint64_t>& todo,
                const std::vector<std::uint64_t>& costs, SubproblemJournal* journal,
                Monitor& progress, std::vector<int> threads, double check_fraction,
-               std::uint64_t check_seed, bool single_subproblems)
+               std::uint64_t check_seed, std::size_t batch_limit)
     : plan_(plan),
       costs_(costs),
       journal_(journal),
       progress_(progress),
       threads_(std::move(threads)),
       all_threads_(static_cast<std::size_t>(std::accumulate(threads_.begin(), threads_.end(), 0))),
-      check_fraction_(single_subproblems ? 0 : check_fraction),
+      check_fraction_(check_fraction),
       check_seed_(check_seed),
-      single_subproblems_(single_subproblems),
+      batch_limit_(batch_limit),
       by_rank_(threads_.size(), 0) {
   // Runs of consecutive tasks, the largest estimated cost first (dealer_order says why).
   for (std::size_t k : dealer_order(
@@ -50,9 +50,8 @@ DealtBatch Dealer::take(int rank) {
       return b;
     }
   }
-  const std::size_t batch = single_subproblems_
-                                ? std::min<std::size_t>(left, 1)
-                                : dealer_batch(left, plan_.size(), threads, all_threads_);
+  std::size_t batch = dealer_batch(left, plan_.size(), threads, all_threads_);
+  if (batch_limit_ > 0) batch = std::min(batch, batch_limit_);
   const std::size_t end = dealer_batch_end(next_, todo_.size(), batch,
                                            [&](std::size_t at) { return costs_[todo_[at]]; });
   b.indices.assign(todo_.begin() + static_cast<std::ptrdiff_t>(next_),

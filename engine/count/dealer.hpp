@@ -31,13 +31,12 @@ class Dealer {
  public:
   // `todo`: the subproblems to deal (a resumed run's); `costs`: every task's estimated cost;
   // `threads`: each rank's threads (a rank's batch is a multiple of them); the cross-check's
-  // fraction and seed (cross_check_selected). `single_subproblems`: batches of one subproblem
-  // and no cross-check (the measurement of rank 0's throughput, scripts/mpi-throughput).
-  // Records go to `journal` (may be null) and progress to `progress`.
+  // fraction and seed (cross_check_selected); `batch_limit`: the most tasks a batch (0: the
+  // rule alone, dealer_batch). Records go to `journal` (may be null) and progress to `progress`.
   Dealer(const Plan& plan, const std::vector<std::uint64_t>& todo,
          const std::vector<std::uint64_t>& costs, SubproblemJournal* journal, Monitor& progress,
          std::vector<int> threads, double check_fraction, std::uint64_t check_seed,
-         bool single_subproblems = false);
+         std::size_t batch_limit = 0);
 
   // What `rank` counts next: cross-checks of what other ranks counted first, then new work; its
   // own counts again only once there is no new work left (so that none waits for ever). Empty:
@@ -78,7 +77,7 @@ class Dealer {
   std::size_t all_threads_;
   double check_fraction_;
   std::uint64_t check_seed_;
-  bool single_subproblems_;
+  std::size_t batch_limit_;
   std::mutex mu_;
   std::size_t next_ = 0;
   std::size_t out_ = 0;  // subproblems dealt and not yet back

@@ -155,6 +155,17 @@ std::uint64_t rowsplit_journal_tasks(const std::string& path, int n) {
   return get_u64(h + 32);
 }
 
+std::string resume_cut_error(int n, std::uint64_t min_tasks, std::uint64_t journal_tasks,
+                             const std::string& path) {
+  if (journal_tasks == 0 || min_tasks == 0) return "";
+  const std::uint64_t asked = rowsplit_tasks(n, min_tasks);
+  if (asked == journal_tasks) return "";
+  return "--tasks " + std::to_string(min_tasks) + " cuts the plan into " + std::to_string(asked) +
+         " tasks, but the checkpoint '" + path + "' holds a count cut into " +
+         std::to_string(journal_tasks) +
+         ": a resumed count keeps its journal's cut; give the --tasks it was made with, or none";
+}
+
 RunIdentity run_identity(const Plan& plan, std::uint32_t cross_check) {
   // The row-split plan's record index is a task of Plan::block ranks: its own route, so that no
   // journal of the plan's earlier, materialised form is resumed as this one.

@@ -147,6 +147,12 @@ class CollectingJournal final : public SubproblemJournal {
 // another number of ranks or on one machine, cuts it as the journal did (min_tasks = this).
 // 0 where the file is missing, unreadable, or not such a journal (FileJournal::begin says why).
 std::uint64_t rowsplit_journal_tasks(const std::string& path, int n);
+// Why the journal at `path`, cut into `journal_tasks` tasks (rowsplit_journal_tasks; 0: no such
+// journal), cannot be resumed by a run that asks for a cut of at least `min_tasks` (0: none
+// asked): a resumed count keeps its journal's cut, and another is a contradiction. Empty where
+// it can be resumed.
+std::string resume_cut_error(int n, std::uint64_t min_tasks, std::uint64_t journal_tasks,
+                             const std::string& path);
 
 // The record's residues of a count: mod kResiduePrimes[0] high, mod kResiduePrimes[1] low.
 inline constexpr std::uint32_t kResiduePrimes[2] = {65521, 65519};
