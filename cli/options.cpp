@@ -64,8 +64,8 @@ std::vector<OptionRow> option_table(Args& a) {
       help += (help.empty() ? "" : ", ") + std::string(m.name) + " (" + m.description +
               (help.empty() ? "; the default)" : ")");
     return help + ", " + kBlnqMethodName +
-           " (Candia & Astudillo's swap hill climbing: a fixed --budget of neighbours, no "
-           "restart, statistics over --runs)";
+           " (Candia & Astudillo's swap hill climbing: no restart, a run ends once more than "
+           "--budget tries in a row failed to improve; statistics over --runs)";
   }();
   static const std::string cross_check_help =
       "FRACTION in [0, 1]: count this seeded random fraction of the subproblems twice, the second "
@@ -118,9 +118,15 @@ std::vector<OptionRow> option_table(Args& a) {
        "prune a branch as soon as some open row has no free square (scalar kernel only; "
        "refused with join, avx2, avx512 and reference)"},
       {"count", "--algo", &a.count.algo, algo_help.c_str(), std::nullopt, {"search", "dp"}},
-      {"count", "--checkpoint", &a.count.checkpoint,
+      {"count",
+       "--checkpoint",
+       &a.count.checkpoint,
        "journal of finished subproblems: created if missing, resumed if it exists (same n, "
-       "split depth and kernel route; anything else is refused)"},
+       "split depth and kernel route; anything else is refused)",
+       std::nullopt,
+       {},
+       false,
+       true},
       {"count", "--checkpoint-every", &a.count.checkpoint_every,
        "seconds between flushes (fsync) of the checkpoint journal (default 30)",
        std::pair{1LL, 86400LL}},
@@ -156,19 +162,29 @@ std::vector<OptionRow> option_table(Args& a) {
        "(1)",
        std::nullopt,
        {"product", "paper"}},
-      {"solve", "--budget", &a.solve.budget,
+      {"solve",
+       "--budget",
+       &a.solve.budget,
        "--method blnq: the budget L of a run, counted as --budget-rule says: n2 (n^2, the "
-       "default), 3n, or a number"},
+       "default), 3n, or a number",
+       std::nullopt,
+       {},
+       false,
+       false,
+       {"n2", "3n"}},
       {"solve",
        "--budget-rule",
        &a.solve.budget_rule,
        "--method blnq: how L is counted: consecutive (the paper's: failed tries in a row, back "
-       "to 0 after every improving swap; a run ends after L failures in a row; the default) or "
-       "total (L neighbours in all)",
+       "to 0 after every improving swap; a run ends when they pass L, after L + 1 failures in a "
+       "row, as the paper's Figure 3 has it; the default) or total (L neighbours in all)",
        std::nullopt,
        {"consecutive", "total"}},
       {"solve", "--runs", &a.solve.runs,
-       "--method blnq: independent runs, each from its own random start (default 1)",
+       "independent runs, each from its own seed, and their statistics: --method blnq's "
+       "collisions, neighbours and successes (default 1); with the other methods, how many runs "
+       "found a solution at their first attempt (no restart), as Candia & Astudillo's Table 4 "
+       "counts them (statistics only: no solution is written)",
        std::pair{1LL, 1'000'000LL}},
       {"solve", "--solutions", &a.solve.solutions, "how many distinct solutions (default 1)",
        std::pair{1LL, 1'000'000LL}},
@@ -183,9 +199,15 @@ std::vector<OptionRow> option_table(Args& a) {
        "json, matrix (the Q-matrix as a MatrixMarket coordinate pattern)",
        std::nullopt,
        {"perm", "board", "json", "matrix"}},
-      {"solve", "-o,--output", &a.solve.output,
+      {"solve",
+       "-o,--output",
+       &a.solve.output,
        "write the solution(s) to FILE, atomically; needed above n = 10000 ('-' forces stdout; "
-       "not with --json)"},
+       "not with --json)",
+       std::nullopt,
+       {},
+       false,
+       true},
       {"solve", "--json", &a.solve.json,
        "print the run record (n, method, seed, threads, restarts, seconds, verified; the "
        "solution too for n <= 10000) as one JSON object on stdout"},
@@ -193,13 +215,30 @@ std::vector<OptionRow> option_table(Args& a) {
        "--method swap: consecutive failed swaps before a restart (default n^2, at most 10^7, "
        "at least 3n)",
        std::pair{1LL, 9'223'372'036'854'775'807LL}},
+      {"solve", "--max-restarts", &a.solve.max_restarts,
+       "give up (exit 1) after this many restarts in a row without a solution, counted from "
+       "the last solution found (default 1000: no method needs more than a few dozen where it "
+       "can succeed; a modular search's last attempt is the construction)",
+       std::pair{1LL, 9'223'372'036'854'775'807LL}},
       {"solve", "--time-limit", &a.solve.time_limit,
-       "give up after SEC seconds (exit 1); 0: no limit", std::pair{0LL, 1'000'000'000LL}},
-      {"solve", "--batch", &a.solve.batch,
+       "give up after SEC seconds, writing included (exit 1, nothing written); 0: no limit",
+       std::pair{0LL, 1'000'000'000LL}},
+      {"solve", "--memory-limit", &a.solve.memory_limit,
+       "SIZE: refuse, before it starts, a run whose estimated peak memory (the attempts' arrays, "
+       "the solutions kept, the verifier's tables; --json memory_estimate_bytes) is above SIZE: "
+       "bytes, or a number with K, M, G or T (powers of 1024), e.g. 512M, 8G (default: 80% of "
+       "the physical memory)"},
+      {"solve",
+       "--batch",
+       &a.solve.batch,
        "read board sizes from FILE (whole numbers as --n takes them, any number per line, "
-       "separated by blanks or commas; blank lines, # comments, a byte-order mark and CRLF "
-       "allowed) and write one line per size, in order: the solution, or 'no solution' (n = 2, "
-       "3); a bad entry is reported with its line and skipped, and the run then exits 2"},
+       "separated by blanks or commas; blank lines, # comments, a byte-order mark at the start "
+       "and CRLF allowed) and write one line per size, in order: the solution, or 'no solution' "
+       "(n = 2, 3); a bad entry is reported with its line and skipped, and the run then exits 2",
+       std::nullopt,
+       {},
+       false,
+       true},
       {"table", "-n,--n", &a.table.n, "print only this n", std::pair{1LL, 27LL}},
       {"table", "--json", &a.table.json, "print the table as JSON"},
       {"orbit",
@@ -246,10 +285,16 @@ std::vector<OptionRow> option_table(Args& a) {
        "Zhang & Zhang's Table 1)",
        std::nullopt,
        {"composition", "paper"}},
-      {"orbits", "--graph", &a.orbits.graph,
+      {"orbits",
+       "--graph",
+       &a.orbits.graph,
        "FILE (--method algebraic): write the growth graph, one node per orbit of every level "
        "and one edge per orbit found, from the orbit it came from, labelled Inc(R,C), Mov or "
-       "Mov∘Mov: Graphviz DOT, or JSON when FILE ends in .json"},
+       "Mov∘Mov: Graphviz DOT, or JSON when FILE ends in .json",
+       std::nullopt,
+       {},
+       false,
+       true},
       {"orbits", "--json", &a.orbits.json, "print the result as one JSON object"},
       board_size("list", &a.list.n, 1, kMaxCountN),
       {"list", "--unique", &a.list.unique,
@@ -272,7 +317,14 @@ std::vector<OptionRow> option_table(Args& a) {
        "one CPU a thread where the threads match the CPUs; off: one unpinned arena",
        std::nullopt,
        {"auto", "off"}},
-      {"count", "--task-stats", &a.count.task_stats, task_stats_help.c_str()},
+      {"count",
+       "--task-stats",
+       &a.count.task_stats,
+       task_stats_help.c_str(),
+       std::nullopt,
+       {},
+       false,
+       true},
       {"topology", "-t,--threads", &a.topology.threads,
        "plan for this many threads (default: every hardware thread)", std::pair{1LL, max_threads}},
       {"topology",
@@ -282,7 +334,14 @@ std::vector<OptionRow> option_table(Args& a) {
        std::nullopt,
        {"auto", "off"}},
       {"topology", "--json", &a.topology.json, "print one JSON object"},
-      {"simulate", "stats", &a.simulate.stats, "the --task-stats CSV file", std::nullopt, {}, true},
+      {"simulate",
+       "stats",
+       &a.simulate.stats,
+       "the --task-stats CSV file",
+       std::nullopt,
+       {},
+       true,
+       true},
       {"simulate",
        "-p,--procs",
        &a.simulate.procs,

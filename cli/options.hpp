@@ -129,13 +129,15 @@ struct SolveArgs {
   std::string output;  // empty: stdout (small n only); "-": stdout whatever n
   bool json = false;
   long long max_tries = 0;
+  long long max_restarts = 0;  // 0: not given, the engine's kDefaultMaxRestarts
   double time_limit = 0;
+  std::string memory_limit;  // --memory-limit as typed; empty: 80% of the physical memory
   std::string batch;
   std::set<std::string> given;  // the long names of the options on the command line
   std::string budget;           // --method blnq: n2, 3n or a number (empty: not given, n2)
-  long long runs = 0;           // --method blnq: independent runs (0: not given, 1)
-  std::string budget_rule;      // --method blnq: consecutive or total (empty: not given)
-  std::string ldpc;             // "J,K": write the LDPC parity-check matrix of a modular solution
+  long long runs = 0;  // --method blnq, or a restarting method: independent runs (0: not given)
+  std::string budget_rule;  // --method blnq: consecutive or total (empty: not given)
+  std::string ldpc;         // "J,K": write the LDPC parity-check matrix of a modular solution
   std::string ldpc_layout = "product";  // --ldpc: block (j,k) shifted by j*k, or "paper"
 };
 
@@ -166,6 +168,11 @@ struct OptionRow {
   std::optional<std::pair<long long, long long>> range;  // inclusive bounds for numbers
   std::vector<std::string> choices;                      // allowed words for strings
   bool required = false;
+  // What the bash completion offers for a text value without `choices`: file names where `file`
+  // (--output FILE), and these words (--budget's n2 and 3n, which the command reads with any
+  // number besides); nothing for a text with neither (--perm, --memory-limit).
+  bool file = false;
+  std::vector<std::string> hints = {};
 };
 
 std::vector<OptionRow> option_table(Args& args);

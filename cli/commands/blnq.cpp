@@ -23,7 +23,8 @@
 namespace nq::cli {
 namespace {
 
-constexpr long long kBoardMaxN = 200;  // as solve: --format board draws at most this n
+constexpr long long kBoardMaxN = 200;               // as solve: --format board draws at most this n
+constexpr std::int64_t kExactMeanUpTo = 1'000'000;  // --json's expected_initial_collisions
 
 // "n2" -> n^2, "3n" -> 3n, "K" -> K (a decimal integer >= 1).
 bool parse_budget(const std::string& text, std::int64_t n, std::uint64_t& budget) {
@@ -80,6 +81,9 @@ nlohmann::json record(const BlnqResult& r, const SolveArgs& args) {
                    {"seconds", r.seconds},
                    {"verified", r.status == BlnqStatus::done && r.verified}};
   if (r.status == BlnqStatus::time_limit) j["status"] = "time limit";
+  // The exact mean that the initial collisions sample (O(n) work: milliseconds up to here).
+  if (r.n <= kExactMeanUpTo)
+    j["expected_initial_collisions"] = blnq_expected_initial_collisions(r.n);
   return j;
 }
 
@@ -118,11 +122,13 @@ int run_solve_blnq(const SolveArgs& args) {
     print_error("--method blnq needs --n N (not --batch)");
     return 2;
   }
-  if (args.solutions != 1 || args.modular || args.max_tries != 0 || !args.ldpc.empty()) {
+  if (args.solutions != 1 || args.modular || args.max_tries != 0 || args.max_restarts != 0 ||
+      !args.ldpc.empty()) {
     print_error(
         "--method blnq takes --n, --budget, --budget-rule, --runs, --seed, --threads, --output, "
-        "--format, --time-limit and --json only (it writes every distinct solution its runs "
-        "find: --solutions, --modular, --max-tries and --ldpc do not apply)");
+        "--format, --time-limit, --memory-limit and --json only (it writes every distinct "
+        "solution its runs find, and never restarts: --solutions, --modular, --max-tries, "
+        "--max-restarts and --ldpc do not apply)");
     return 2;
   }
   if (args.n > kMaxBlnqN) {
@@ -157,8 +163,11 @@ int run_solve_blnq(const SolveArgs& args) {
     print_error(bad);
     return 2;
   }
+  const std::optional<std::uint64_t> memory_limit = solve_memory_limit(args);
+  if (!memory_limit) return 2;
   BlnqConfig config;
   config.n = args.n;
+  config.memory_limit = *memory_limit;
   config.runs = static_cast<std::uint64_t>(args.runs);
   config.threads = args.threads;
   config.time_limit_seconds = args.time_limit;

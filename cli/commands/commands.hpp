@@ -3,13 +3,16 @@
 // process exit status.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/huge_pages.hpp"
 #include "cli/options.hpp"
+#include "engine/solve/solve.hpp"
 
 namespace nq::cli {
 
@@ -48,6 +51,18 @@ int run_solve_blnq(const SolveArgs& args);  // solve --method blnq (cli/commands
 void write_solution_list(std::FILE* f, const std::string& format, std::int64_t n,
                          std::vector<Permutation> solutions);
 int run_solve_ldpc(const SolveArgs& args);  // solve --modular --ldpc J,K (cli/commands/ldpc.cpp)
+// What solve's commands share (cli/commands/solve.cpp):
+// the exit status and the message on stderr for a solve that did not find what was asked (0
+// when it did; `where` prefixes the message: a batch's file and size);
+int report_solve_failure(const SolveResult& r, const SolveConfig& config, const std::string& where);
+// --memory-limit's bytes, or 80% of the physical memory when it is not given; nothing (the
+// error printed) when it is no size;
+std::optional<std::uint64_t> solve_memory_limit(const SolveArgs& args);
+// whether a write must stop: a signal, or config's time limit since `start` (the run's whole
+// time, writing included), and then its exit status and message (nothing written).
+bool write_stopped(const Monitor& monitor, const SolveConfig& config,
+                   std::chrono::steady_clock::time_point start);
+int report_write_stopped(const Monitor& monitor, const SolveConfig& config, std::int64_t n);
 int run_topology(const TopologyArgs& args);
 int run_simulate(const SimulateArgs& args);
 int run_estimate(const EstimateArgs& args);

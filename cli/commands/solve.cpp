@@ -14,12 +14,15 @@
 #include <atomic>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -32,7 +35,9 @@
 #include "cli/io/output.hpp"
 #include "cli/io/output_file.hpp"
 #include "cli/io/perm_text.hpp"
+#include "cli/io/progress.hpp"
 #include "cli/io/signal_scope.hpp"
+#include "engine/count/memory.hpp"
 #include "engine/solve/blnq.hpp"
 
 namespace nq::cli {
@@ -214,8 +219,13 @@ SolutionText solution_text(const std::string& format, const SolveResult& r) {
 // The chunk buffers are allocated once and reused (chunk k uses buffer k mod tokens: the last
 // stage is serial and in order, so chunk k has left the pipeline before chunk k + tokens
 // enters): fresh memory is expensive here, and a new buffer per chunk made the writer slower
-// than the serial one it replaced. Returns 0, or the errno of the write that failed.
-int write_large_solution(int fd, const std::string& format, const SolveResult& r, int threads) {
+// than the serial one it replaced. `stop` is asked before each chunk (a small part of a
+// file whose whole takes seconds at large n); `columns_done` counts the columns
+// written, for the progress line. Returns 0, -1 when `stop` ended it, or the errno of the write
+// that failed.
+int write_large_solution(int fd, const std::string& format, const SolveResult& r, int threads,
+                         const std::function<bool()>& stop,
+                         std::atomic<std::uint64_t>& columns_done) {
   constexpr std::size_t kColumnsPerChunk = std::size_t{1} << 18;
   const Permutation& p = r.solutions.front();
   const SolutionText text = solution_text(format, r);
@@ -235,13 +245,19 @@ int write_large_solution(int fd, const std::string& format, const SolveResult& r
   };
   const std::size_t chunks = (p.size() + kColumnsPerChunk - 1) / kColumnsPerChunk;
   std::size_t next = 0;
+  bool stopped = false;
   arena.execute([&] {
     tbb::parallel_pipeline(
         tokens,
         tbb::make_filter<void, Chunk>(tbb::filter_mode::serial_in_order, [&](tbb::flow_control&
                                                                                  control) {
           Chunk chunk;
-          if (next == chunks || !ok) {
+          if (next == chunks || !ok || stopped) {
+            control.stop();
+            return chunk;
+          }
+          if (stop()) {
+            stopped = true;
             control.stop();
             return chunk;
           }
@@ -255,8 +271,10 @@ int write_large_solution(int fd, const std::string& format, const SolveResult& r
           return chunk;
         }) & tbb::make_filter<Chunk, void>(tbb::filter_mode::serial_in_order, [&](Chunk chunk) {
           ok = ok && out.append(chunk.text, chunk.used);
+          columns_done.store(chunk.end, std::memory_order_relaxed);
         }));
   });
+  if (stopped) return -1;
   ok = ok && out.append(text.tail.data(), text.tail.size());
   return out.finish() && ok ? 0 : out.error();
 }
@@ -326,6 +344,7 @@ nlohmann::json record(const SolveResult& r, bool with_solution, const std::strin
   j["restarts"] = r.restarts;
   j["seconds"] = r.seconds;
   j["verified"] = r.verified;
+  j["memory_estimate_bytes"] = r.memory_estimate;
   if (!r.modular_route.empty()) j["modular"] = r.modular_route;
   if (with_solution) {
     auto array = [](const Permutation& p) {
@@ -362,14 +381,18 @@ const char* failure_status(SolveStatus status) {
       return "exhausted";
     case SolveStatus::cancelled:
       return "cancelled";
+    case SolveStatus::restart_limit:
+      return "restart limit";
     case SolveStatus::found:
       break;
   }
   return "found";
 }
 
-// The exit status and message for a run that did not find what was asked.
-int report_failure(const SolveResult& r, const SolveConfig& c, const std::string& batch_where) {
+}  // namespace
+
+int report_solve_failure(const SolveResult& r, const SolveConfig& c,
+                         const std::string& batch_where) {
   const std::string where = one_line(batch_where);  // the --batch file's name, as typed
   switch (r.status) {
     case SolveStatus::found:
@@ -391,6 +414,14 @@ int report_failure(const SolveResult& r, const SolveConfig& c, const std::string
     case SolveStatus::cancelled:
       std::cerr << "nqcount: interrupted; nothing written\n";
       return SignalScope::exit_status();
+    case SolveStatus::restart_limit:
+      std::cerr << "nqcount: " << where << "gave up after "
+                << (c.max_restarts ? c.max_restarts : kDefaultMaxRestarts)
+                << " restarts in a row without a solution (n = " << r.n << ", --method "
+                << solve_method_name(r.method)
+                << (c.max_tries > 0 ? ", --max-tries " + std::to_string(c.max_tries) : "")
+                << "; --max-restarts raises the limit); nothing written\n";
+      return 1;
   }
   if (!r.verified) {
     std::cerr << "nqcount: " << where << "internal error: a solution for n = " << r.n
@@ -400,9 +431,41 @@ int report_failure(const SolveResult& r, const SolveConfig& c, const std::string
   return 0;
 }
 
+std::optional<std::uint64_t> solve_memory_limit(const SolveArgs& args) {
+  if (args.memory_limit.empty()) return default_memory_limit();
+  const std::optional<std::uint64_t> limit = parse_byte_size(args.memory_limit);
+  if (!limit)
+    print_error("--memory-limit: '" + args.memory_limit +
+                "' is not a size (expected bytes, or a number with K, M, G or T, e.g. 512M, 8G, "
+                "1.5G)");
+  return limit;
+}
+
+bool write_stopped(const Monitor& monitor, const SolveConfig& config,
+                   std::chrono::steady_clock::time_point start) {
+  if (monitor.cancel.load(std::memory_order_relaxed)) return true;
+  return config.time_limit_seconds > 0 &&
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >=
+             config.time_limit_seconds;
+}
+
+int report_write_stopped(const Monitor& monitor, const SolveConfig& config, std::int64_t n) {
+  if (monitor.cancel.load()) {
+    std::cerr << "nqcount: interrupted; nothing written\n";
+    return SignalScope::exit_status();
+  }
+  std::cerr << "nqcount: time limit of " << seconds_text(config.time_limit_seconds)
+            << " s reached while writing (n = " << n << "); nothing written\n";
+  return 1;
+}
+
+namespace {
+
 // The last line of a batch with bad entries: how many, on which lines, and what became of the
 // rest (`solved` good entries, written).
-std::string batch_summary(const std::string& name, const Batch& b, std::size_t solved = 0) {
+// A batch that `ended` early (a time limit, a restart limit) wrote nothing.
+std::string batch_summary(const std::string& name, const Batch& b, std::size_t solved = 0,
+                          bool ended = false) {
   constexpr std::size_t kLinesShown = 10;
   std::string lines;
   std::size_t shown = 0, last = 0;
@@ -417,6 +480,11 @@ std::string batch_summary(const std::string& name, const Batch& b, std::size_t s
   }
   const std::size_t bad = b.errors.size();
   const std::string head = "--batch '" + name + "': ";
+  if (ended)
+    return head + std::to_string(bad) + " of " + std::to_string(bad + solved) + " entries " +
+           (bad == 1 ? "is not a board size" : "are not board sizes") + " (line" +
+           (shown > 1 ? "s " : " ") + lines + "), and the batch ended before the other " +
+           std::to_string(solved) + " were solved; nothing written";
   if (solved == 0)
     return head +
            (bad == 1 ? "its one entry is not"
@@ -438,7 +506,91 @@ void write_solution_list(std::FILE* f, const std::string& format, std::int64_t n
   write_solutions(f, format, r, true);
 }
 
+namespace {
+
+// solve --runs K with a restarting method: K whole solves from their own seeds, and how many
+// found a solution at their first attempt (Candia & Astudillo's Table 4 for Gu's algorithm).
+// Statistics only: no solution is written.
+int run_solve_runs(const SolveArgs& args, SolveConfig config) {
+  if (args.n == 0 || !args.batch.empty() || args.solutions != 1 || !args.output.empty() ||
+      args.given.count("--format")) {
+    print_error("--runs K with --method " + args.method +
+                " needs --n N and reports statistics only: --batch, --solutions, --output and "
+                "--format do not apply");
+    return 2;
+  }
+  config.n = args.n;
+  Monitor monitor;
+  SignalScope signals(monitor);
+  const Expected<SolveRuns> out =
+      solve_runs(config, static_cast<std::uint64_t>(args.runs), &monitor);
+  if (!out.ok()) {
+    print_error(out.error().message);
+    return 2;
+  }
+  const SolveRuns& r = *out;
+  if (r.status == SolveStatus::cancelled) {
+    std::cerr << "nqcount: interrupted\n";
+    return SignalScope::exit_status();
+  }
+  const std::size_t done = r.runs.size();
+  if (args.json) {
+    nlohmann::json per_run = nlohmann::json::array();
+    for (std::size_t k = 0; k < done; ++k) {
+      const SolveRun& run = r.runs[k];
+      nlohmann::json one{{"run", k + 1},
+                         {"seed", run.seed},
+                         {"restarts", run.restarts},
+                         {"first_attempt", run.first_attempt},
+                         {"seconds", run.seconds}};
+      if (run.status != SolveStatus::found) one["status"] = failure_status(run.status);
+      per_run.push_back(one);
+    }
+    nlohmann::json j{{"n", r.n},
+                     {"method", solve_method_name(r.method)},
+                     {"seed", r.seed},
+                     {"threads", r.threads},
+                     {"runs", r.runs_asked},
+                     {"runs_done", done},
+                     {"per_run", per_run},
+                     {"solved", r.solved},
+                     {"first_attempt_successes", r.first_attempt_successes},
+                     {"mean_restarts", r.mean_restarts},
+                     {"seconds", r.seconds}};
+    if (r.status == SolveStatus::time_limit) j["status"] = "time limit";
+    std::cout << j.dump() << "\n";
+  } else {
+    std::string text = std::string(solve_method_name(r.method)) + " n = " + std::to_string(r.n) +
+                       ", " + std::to_string(r.runs_asked) + " runs, seed " +
+                       std::to_string(r.seed) + "\nrun  restarts  first attempt  seconds\n";
+    for (std::size_t k = 0; k < done; ++k) {
+      const SolveRun& run = r.runs[k];
+      char line[160];
+      std::snprintf(line, sizeof line, "%-4zu %8llu  %-13s  %.4f%s\n", k + 1,
+                    static_cast<unsigned long long>(run.restarts), run.first_attempt ? "yes" : "no",
+                    run.seconds,
+                    run.status == SolveStatus::found
+                        ? ""
+                        : (std::string("  (") + failure_status(run.status) + ")").c_str());
+      text += line;
+    }
+    text += "first-attempt successes " + std::to_string(r.first_attempt_successes) + "/" +
+            std::to_string(done) + ", solved " + std::to_string(r.solved) + "/" +
+            std::to_string(done) + ", mean restarts " + fixed(r.mean_restarts, 2) + "\n";
+    std::cout << text;
+  }
+  if (r.status == SolveStatus::time_limit) {
+    std::cerr << "nqcount: time limit of " << seconds_text(args.time_limit) << " s reached with "
+              << done << " of " << r.runs_asked << " runs done (n = " << r.n << ")\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
 int run_solve(const SolveArgs& args) {
+  const auto start = std::chrono::steady_clock::now();
   if (args.method == kBlnqMethodName) {
     SolveArgs blnq = args;
     if (blnq.budget.empty()) blnq.budget = "n2";
@@ -446,8 +598,8 @@ int run_solve(const SolveArgs& args) {
     if (blnq.budget_rule.empty()) blnq.budget_rule = "consecutive";
     return run_solve_blnq(blnq);
   }
-  if (!args.budget.empty() || args.runs != 0 || !args.budget_rule.empty()) {
-    print_error("--budget, --budget-rule and --runs apply to --method blnq only");
+  if (!args.budget.empty() || !args.budget_rule.empty()) {
+    print_error("--budget and --budget-rule apply to --method blnq only");
     return 2;
   }
   // --output - (or /dev/stdout) and the JSON record would share standard output.
@@ -466,6 +618,8 @@ int run_solve(const SolveArgs& args) {
                       : "solve needs --n N (or --batch FILE)");
     return 2;
   }
+  const std::optional<std::uint64_t> memory_limit = solve_memory_limit(args);
+  if (!memory_limit) return 2;
   SolveConfig config;
   parse_solve_method(args.method, config.method);  // the option table allows only known names
   config.seed = args.seed >= 0 ? static_cast<std::uint64_t>(args.seed) : draw_seed();
@@ -473,7 +627,9 @@ int run_solve(const SolveArgs& args) {
   config.solutions = args.solutions;
   config.modular = args.modular;
   config.max_tries = args.max_tries;
+  config.max_restarts = static_cast<std::uint64_t>(args.max_restarts);
   config.time_limit_seconds = args.time_limit;
+  config.memory_limit = *memory_limit;
   if (!(args.time_limit >= 0) || args.time_limit > 1e9) {
     print_error("--time-limit " + seconds_text(args.time_limit) +
                 " is out of range; give seconds in 0..1e9 (0: no limit)");
@@ -483,6 +639,7 @@ int run_solve(const SolveArgs& args) {
     print_error("--max-tries applies to --method swap only");
     return 2;
   }
+  if (args.runs != 0) return run_solve_runs(args, config);
   if (args.json && args.output.empty() && args.given.count("--format")) {
     print_error(
         "--format applies to the solution written to --output; with --json and no --output "
@@ -559,6 +716,29 @@ int run_solve(const SolveArgs& args) {
   std::vector<SolveResult> results;
   std::vector<std::size_t> solved;
   std::unordered_map<long long, std::size_t> result_of;
+  // The batch's record: every size solved so far, in order (with `with_solutions`, each
+  // solution up to kRecordSolutionMaxN), the bad entries, the output.
+  auto batch_record = [&](bool with_solutions) {
+    nlohmann::json all = nlohmann::json::array();
+    for (const std::size_t k : solved) {
+      const SolveResult& r = results[k];
+      nlohmann::json one =
+          record(r, with_solutions && r.n <= kRecordSolutionMaxN && !r.solutions.empty(), "");
+      if (r.status == SolveStatus::no_solution) {
+        one["status"] = "no solution";
+        one.erase("verified");
+      }
+      all.push_back(one);
+    }
+    nlohmann::json j{{"batch", args.batch}, {"runs", all}};
+    if (!batch_file.errors.empty()) {
+      nlohmann::json bad = nlohmann::json::array();
+      for (const BatchEntryError& e : batch_file.errors)
+        bad.push_back({{"line", e.line}, {"message", e.message}});
+      j["bad_entries"] = bad;
+    }
+    return j;
+  };
   SolveThreads threads(config.threads);  // one arena for the whole batch
   for (std::size_t k = 0; k < sizes.size(); ++k) {
     if (const auto it = result_of.find(sizes[k]); it != result_of.end()) {
@@ -566,6 +746,12 @@ int run_solve(const SolveArgs& args) {
       continue;
     }
     config.n = sizes[k];
+    if (config.time_limit_seconds > 0) {  // the limit is the whole run's, as writing's
+      config.time_limit_seconds = std::max(
+          1e-9,
+          args.time_limit -
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
     Expected<SolveResult> out = solve(config, &monitor, threads);
     if (!out.ok()) {
       print_error((batch ? args.batch + ": n = " + std::to_string(sizes[k]) + ": " : "") +
@@ -574,16 +760,35 @@ int run_solve(const SolveArgs& args) {
     }
     const std::string where = batch ? args.batch + ": n = " + std::to_string(sizes[k]) + ": " : "";
     // No solution (n = 2, 3) is a record, not the batch's end.
-    if (!(batch && out->status == SolveStatus::no_solution))
-      if (const int status = report_failure(*out, config, where); status != 0) {
-        if (args.json && !batch) {  // the record says why, as a batch record does
-          nlohmann::json j = record(*out, false, "");
-          j["status"] = failure_status(out->status);
-          if (out->status == SolveStatus::no_solution) j.erase("verified");
-          std::cout << j.dump() << "\n";
+    if (!(batch && out->status == SolveStatus::no_solution)) {
+      SolveConfig as_given = config;
+      as_given.time_limit_seconds = args.time_limit;
+      if (const int status = report_solve_failure(*out, as_given, where); status != 0) {
+        // The record says why, as a batch record does; a failed batch's record holds the sizes
+        // solved before it, without their solutions (nothing is written), and the failed one.
+        nlohmann::json failed = record(*out, false, "");
+        failed["status"] = failure_status(out->status);
+        if (out->status == SolveStatus::no_solution) failed.erase("verified");
+        if (args.json) {
+          if (batch) {
+            nlohmann::json j = batch_record(false);
+            j["runs"].push_back(failed);
+            j["status"] = failure_status(out->status);
+            std::cout << j.dump() << "\n";
+          } else {
+            std::cout << failed.dump() << "\n";
+          }
+        }
+        // Bad entries keep their status 2 (bad input) over a search's limit; a signal's
+        // status stays what a scheduler expects.
+        if (!batch_file.errors.empty() && out->status != SolveStatus::cancelled) {
+          std::cout.flush();
+          print_error(batch_summary(args.batch, batch_file, sizes.size(), true));
+          return 2;
         }
         return status;
       }
+    }
     result_of.emplace(sizes[k], results.size());
     solved.push_back(results.size());
     results.push_back(std::move(out.value()));
@@ -601,10 +806,26 @@ int run_solve(const SolveArgs& args) {
       }
     } else if (!sink.is_stdout() && args.solutions == 1 && args.format != "board" &&
                results.front().n >= kLargeWriteFromN) {
+      // Seconds of writing at large n: a progress line (on a terminal), and a signal or the
+      // time limit ends it with nothing written.
+      SolveConfig as_given = config;
+      as_given.time_limit_seconds = args.time_limit;
+      std::atomic<std::uint64_t> columns{0};
+      const auto total = static_cast<std::uint64_t>(results.front().n);
+      int failed = 0;
+      {
+        ProgressLine line(
+            [&](double elapsed) {
+              return writing_text("the solution", "columns", columns.load(), total, elapsed);
+            },
+            stderr_is_terminal());
+        failed = write_large_solution(
+            sink.fd(), args.format, results.front(), args.threads,
+            [&] { return write_stopped(monitor, as_given, start); }, columns);
+      }
+      if (failed == -1) return report_write_stopped(monitor, as_given, results.front().n);
       // A FIFO whose reader went away (EPIPE) ends the output, as for every stream.
-      if (const int failed =
-              write_large_solution(sink.fd(), args.format, results.front(), args.threads);
-          failed != 0 && failed != EPIPE) {
+      if (failed != 0 && failed != EPIPE) {
         print_error("cannot write --output '" + args.output + "': " + std::strerror(failed));
         return 2;
       }
@@ -617,32 +838,13 @@ int run_solve(const SolveArgs& args) {
     return 2;
   }
   if (json_to_stdout) {
-    const bool inline_solution = true;
     if (batch) {
-      nlohmann::json all = nlohmann::json::array();
-      for (const std::size_t k : solved) {
-        const SolveResult& r = results[k];
-        nlohmann::json one =
-            record(r, inline_solution && r.n <= kRecordSolutionMaxN && !r.solutions.empty(), "");
-        if (r.status == SolveStatus::no_solution) {
-          one["status"] = "no solution";
-          one.erase("verified");
-        }
-        all.push_back(one);
-      }
-      nlohmann::json j{{"batch", args.batch}, {"runs", all}};
-      if (!batch_file.errors.empty()) {
-        nlohmann::json bad = nlohmann::json::array();
-        for (const BatchEntryError& e : batch_file.errors)
-          bad.push_back({{"line", e.line}, {"message", e.message}});
-        j["bad_entries"] = bad;
-      }
+      nlohmann::json j = batch_record(true);
       if (!args.output.empty() && args.output != "-") j["output"] = args.output;
       std::cout << j.dump() << "\n";
     } else {
       const SolveResult& r = results.front();
-      std::cout << record(r, inline_solution && r.n <= kRecordSolutionMaxN, args.output).dump()
-                << "\n";
+      std::cout << record(r, r.n <= kRecordSolutionMaxN, args.output).dump() << "\n";
     }
   }
   if (!batch_file.errors.empty()) {

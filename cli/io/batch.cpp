@@ -4,6 +4,7 @@
 
 #include "base/read_file.hpp"
 #include "cli/io/numbers.hpp"
+#include "cli/io/output.hpp"
 #include "engine/solve/solve.hpp"
 
 namespace nq::cli {
@@ -41,7 +42,7 @@ bool parse_batch(std::string_view text, const std::string& name, Batch& batch, s
       const std::string range = "board sizes are 1.." + std::to_string(kMaxSolveN);
       batch.errors.push_back(
           {number, name + ":" + std::to_string(number) + ": '" +
-                       std::string(word.size() <= 40 ? word : word.substr(0, 37)) +
+                       printable(word.size() <= 40 ? word : word.substr(0, 37)) +
                        (word.size() <= 40 ? "" : "...") + "' is not a board size: " +
                        (read == WholeNumber::not_decimal
                             ? std::string("not a whole decimal number (") + kWholeNumberRule + ")"

@@ -24,7 +24,9 @@ std::string fixed(double v, int digits) {
 std::string seconds_text(double s) {
   char text[400];
   const auto end = std::to_chars(text, text + sizeof text, s, std::chars_format::fixed).ptr;
-  return std::string(text, end);
+  if (end - text <= 16) return std::string(text, end);
+  // 1e-320 is 323 digits in plain decimals: there the shortest form that reads back exactly.
+  return std::string(text, std::to_chars(text, text + sizeof text, s).ptr);
 }
 
 nlohmann::json json_count(u128 v) {
@@ -32,21 +34,34 @@ nlohmann::json json_count(u128 v) {
   return to_string(v);
 }
 
-std::string one_line(std::string_view text) {
+namespace {
+
+// `text` with the bytes `escape` picks written as \xHH.
+std::string escaped(std::string_view text, bool (*escape)(unsigned char)) {
   static const char kHex[] = "0123456789abcdef";
-  std::string line;
-  line.reserve(text.size());
+  std::string out;
+  out.reserve(text.size());
   for (const char c : text) {
     const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
-      line += "\\x";
-      line += kHex[byte >> 4];
-      line += kHex[byte & 15];
+    if (escape(byte)) {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
     } else {
-      line += c;
+      out += c;
     }
   }
-  return line;
+  return out;
+}
+
+}  // namespace
+
+std::string one_line(std::string_view text) {
+  return escaped(text, [](unsigned char byte) { return byte < 0x20 || byte == 0x7f; });
+}
+
+std::string printable(std::string_view text) {
+  return escaped(text, [](unsigned char byte) { return byte < 0x20 || byte >= 0x7f; });
 }
 
 void print_error(const std::string& message) {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
+#include <utility>
 
 namespace nq::cli {
 
@@ -11,9 +13,31 @@ bool stderr_is_terminal() {
   return isatty(STDERR_FILENO) == 1;
 }
 
+namespace {
+
+ProgressReading read_monitor(const Monitor& monitor) {
+  ProgressReading p;
+  p.subproblems_done = monitor.subproblems_done.load(std::memory_order_relaxed);
+  p.subproblems_total = monitor.subproblems_total.load(std::memory_order_relaxed);
+  p.cost_done = monitor.cost_done.load(std::memory_order_relaxed);
+  p.cost_total = monitor.cost_total.load(std::memory_order_relaxed);
+  p.cost_resumed = monitor.cost_resumed.load(std::memory_order_relaxed);
+  p.nodes_done = monitor.nodes_done.load(std::memory_order_relaxed);
+  return p;
+}
+
+}  // namespace
+
 ProgressLine::ProgressLine(const Monitor& monitor, bool enabled, std::chrono::milliseconds delay,
                            bool terminal, std::chrono::milliseconds plain_every)
-    : monitor_(monitor),
+    : ProgressLine(
+          [&monitor](double elapsed) { return progress_text(read_monitor(monitor), elapsed); },
+          enabled, delay, terminal, plain_every) {}
+
+ProgressLine::ProgressLine(std::function<std::string(double)> text, bool enabled,
+                           std::chrono::milliseconds delay, bool terminal,
+                           std::chrono::milliseconds plain_every)
+    : text_(std::move(text)),
       delay_(delay),
       terminal_(terminal),
       every_(terminal ? std::chrono::milliseconds(250) : plain_every),
@@ -41,17 +65,11 @@ void ProgressLine::loop() {
 }
 
 void ProgressLine::draw(double elapsed) {
-  ProgressReading p;
-  p.subproblems_done = monitor_.subproblems_done.load(std::memory_order_relaxed);
-  p.subproblems_total = monitor_.subproblems_total.load(std::memory_order_relaxed);
-  p.cost_done = monitor_.cost_done.load(std::memory_order_relaxed);
-  p.cost_total = monitor_.cost_total.load(std::memory_order_relaxed);
-  p.cost_resumed = monitor_.cost_resumed.load(std::memory_order_relaxed);
-  p.nodes_done = monitor_.nodes_done.load(std::memory_order_relaxed);
+  const std::string line = text_(elapsed);
   if (terminal_)
-    std::fprintf(stderr, "\r\033[K%s", progress_text(p, elapsed).c_str());
+    std::fprintf(stderr, "\r\033[K%s", line.c_str());
   else
-    std::fprintf(stderr, "%s\n", progress_text(p, elapsed).c_str());
+    std::fprintf(stderr, "%s\n", line.c_str());
   std::fflush(stderr);
   drawn_ = true;
 }
@@ -92,6 +110,20 @@ std::string progress_text(const ProgressReading& p, double elapsed) {
                 static_cast<unsigned long long>(p.subproblems_done),
                 static_cast<unsigned long long>(p.subproblems_total),
                 format_duration(elapsed).c_str(), eta.c_str(), rate);
+  return buf;
+}
+
+std::string writing_text(const std::string& what, const char* items, std::uint64_t done,
+                         std::uint64_t total, double elapsed) {
+  const double fraction =
+      total > 0 ? static_cast<double>(std::min(done, total)) / static_cast<double>(total) : 0.0;
+  const std::string eta =
+      done > 0 && elapsed > 0 ? format_duration(elapsed * (1 - fraction) / fraction) : "?";
+  char buf[240];
+  std::snprintf(buf, sizeof buf, "[nqcount] writing %s  %5.1f%%  %llu/%llu %s  elapsed %s  ETA %s",
+                what.c_str(), 100 * fraction, static_cast<unsigned long long>(done),
+                static_cast<unsigned long long>(total), items, format_duration(elapsed).c_str(),
+                eta.c_str());
   return buf;
 }
 

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -25,6 +26,12 @@ class ProgressLine {
                std::chrono::milliseconds delay = std::chrono::milliseconds(1000),
                bool terminal = stderr_is_terminal(),
                std::chrono::milliseconds plain_every = std::chrono::milliseconds(5000));
+  // The same for any phase that is not a count (writing a large file): `text` makes the line
+  // from the seconds elapsed, on the line's own thread.
+  ProgressLine(std::function<std::string(double elapsed)> text, bool enabled,
+               std::chrono::milliseconds delay = std::chrono::milliseconds(1000),
+               bool terminal = stderr_is_terminal(),
+               std::chrono::milliseconds plain_every = std::chrono::milliseconds(5000));
   ~ProgressLine();  // stops the thread and clears the line
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;
@@ -33,7 +40,7 @@ class ProgressLine {
   void loop();
   void draw(double elapsed);
 
-  const Monitor& monitor_;
+  std::function<std::string(double)> text_;
   std::chrono::milliseconds delay_;
   bool terminal_;
   std::chrono::milliseconds every_;
@@ -55,6 +62,11 @@ struct ProgressReading {
   std::uint64_t nodes_done = 0;
 };
 std::string progress_text(const ProgressReading& p, double elapsed_seconds);
+// The line of a phase that writes `total` items (a solution's columns, a matrix's ones), `done`
+// of them so far: "[nqcount] writing the solution  42.0%  420000000/1000000000 columns  elapsed
+// 12s  ETA 17s".
+std::string writing_text(const std::string& what, const char* items, std::uint64_t done,
+                         std::uint64_t total, double elapsed_seconds);
 std::string format_duration(double seconds);  // "42s", "3m07s", "2h05m", "3d04h"
 
 }  // namespace nq::cli

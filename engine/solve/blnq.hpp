@@ -2,11 +2,11 @@
 // permutation, examine random neighbours (swap the rows of two random columns), keep a swap only
 // if it lowers the collisions, and never restart. Their try counter goes back to zero after
 // every kept swap: the budget L bounds the neighbours examined *in a row* without an improvement,
-// and a run ends at 0 collisions or after L failed tries in a row (BlnqBudgetRule::consecutive,
-// the default). BlnqBudgetRule::total is the other reading, L neighbours in all, kept for
-// comparison. A run may end with collisions left; the statistics of many runs (their tables) are
-// the point, not one solution. `solve --method swap` is the restarting variant that always
-// returns a solution.
+// and a run ends at 0 collisions or when that counter exceeds L, after L + 1 failed tries in a
+// row, as the paper's Figure 3 has it (BlnqBudgetRule::consecutive, the default).
+// BlnqBudgetRule::total is the other reading, L neighbours in all, kept for comparison. A run may
+// end with collisions left; the statistics of many runs (their tables) are the point, not one
+// solution. `solve --method swap` is the restarting variant that always returns a solution.
 //
 // Collisions: for every diagonal (both directions), the queens on it minus one, summed; 0
 // exactly when the permutation is a solution.
@@ -20,6 +20,7 @@
 #include "base/huge_pages.hpp"
 #include "base/types.hpp"
 #include "engine/solve/local_search.hpp"
+#include "engine/solve/solve.hpp"
 
 namespace nq {
 
@@ -29,7 +30,7 @@ inline constexpr std::uint64_t kMaxBlnqRuns = 1'000'000;
 inline constexpr std::int64_t kMaxBlnqN = 100'000'000;
 
 enum class BlnqBudgetRule {
-  consecutive,  // the paper's: a run ends after L failed tries in a row (reset on improvement)
+  consecutive,  // the paper's: a run ends after L + 1 failed tries in a row (reset on improvement)
   total,        // a run ends after L neighbours examined in all
 };
 // The words --budget-rule takes ("consecutive", "total"); false for anything else.
@@ -44,6 +45,8 @@ struct BlnqConfig {
   int threads = 0;         // 0: every hardware thread
   BlnqBudgetRule rule = BlnqBudgetRule::consecutive;
   double time_limit_seconds = 0;  // 0: no limit; else runs not finished by then are dropped
+  // Refuse (an Error) a run whose blnq_memory_estimate is above this many bytes; 0: no limit.
+  std::uint64_t memory_limit = 0;
 };
 
 struct BlnqRun {
@@ -88,11 +91,27 @@ struct BlnqResult {
   std::vector<Permutation> solutions;
 };
 
-// Errors: a config out of range, or "blnq: interrupted" when monitor->cancel stopped it.
+// Errors: a config out of range, a run above config.memory_limit, memory or a thread the system
+// refused (never an exception), or "blnq: interrupted" when monitor->cancel stopped it (within
+// a fraction of a second at any n, as the time limit does).
 Expected<BlnqResult> run_blnq(const BlnqConfig& config, Monitor* monitor = nullptr);
 
+// The exact mean of the initial collisions, over the uniformly random permutations of n that
+// every run starts from. A direction's collisions are its queens (n) minus its occupied
+// diagonals, so the mean is 2 (sum over the 2n - 1 diagonals d of P(d empty) - (n - 1)), the
+// two directions alike (a reflection maps one onto the other and keeps the distribution). The
+// L squares of a diagonal lie in L distinct rows and columns, so any j of them hold queens with
+// probability (n - j)! / n!, and by inclusion-exclusion
+//   P(empty) = sum_{j=0..L} (-1)^j C(L, j) (n - j)! / n!.
+// The terms are at most 1 / j! in size: the sum is exact to double precision at any n.
+double blnq_expected_initial_collisions(std::int64_t n);
+
+// The peak memory of run_blnq(config) in bytes: the runs that go on at once (one a thread),
+// each with its permutation and diagonal counters.
+std::uint64_t blnq_memory_estimate(const BlnqConfig& config);
+
 // One run, for tests: `rows` ends as the run's final permutation. `stop` is polled every 2^16
-// neighbours; a run it stops is marked `stopped`.
+// neighbours (and set-up steps); a run it stops is marked `stopped`.
 BlnqRun blnq_run(std::uint32_t n, std::uint64_t budget, BlnqBudgetRule rule, std::uint64_t seed,
                  Permutation& rows, const detail::StopSignal& stop = {});
 

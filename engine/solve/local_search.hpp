@@ -32,9 +32,12 @@ struct Rng {
 // The seed of sub-stream k of a seed (attempt k, block k): two rounds of splitmix64.
 std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t k);
 
-// Why an attempt should stop early. Polled every few thousand steps, never per step.
+// Why an attempt should stop early. Polled every few thousand steps, never per step, and often
+// enough in every phase (start-up, set-up of large arrays, repair) that an attempt stops within
+// a small fraction of a second at any n.
 struct StopSignal {
   const std::atomic<bool>* cancel = nullptr;           // the user's Monitor::cancel
+  const std::atomic<bool>* abort = nullptr;            // the run failed elsewhere (an exception)
   const std::atomic<std::uint64_t>* winner = nullptr;  // lowest attempt index that solved
   std::uint64_t attempt = 0;                           // this attempt's index
   bool has_deadline = false;
@@ -72,6 +75,12 @@ AttemptOutcome swap_attempt(const AttemptOptions& o, Permutation& rows, const St
 // A modular solution p(i) = a*i + b mod n with a, a-1, a+1 prime to n (needs gcd(n, 6) = 1):
 // the classical linear construction, used when the toroidal search runs out of its budget.
 void modular_construction(std::uint32_t n, std::uint64_t seed, Permutation& rows);
+
+// Faults in the pages of `words` (fresh, zero memory from the system) a few tens of megabytes at a
+// time, polling `stop` in between; false if it fired. Random first touches of a large array
+// fault in (and zero) a huge page each: thousands of them could fall between two polls of a
+// search loop, where this does the same work in steps that can stop.
+bool fault_in(ZeroedWords& words, const StopSignal& stop);
 
 // The default of --max-tries for the swap method.
 std::uint64_t default_swap_max_tries(std::uint32_t n);

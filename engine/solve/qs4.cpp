@@ -50,6 +50,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/prefault.hpp"
 #include "base/splitmix.hpp"
 #include "engine/solve/local_search.hpp"
 
@@ -61,12 +62,25 @@ std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t k) {
 
 bool StopSignal::should_stop() const {
   if (cancel && cancel->load(std::memory_order_relaxed)) return true;
+  if (abort && abort->load(std::memory_order_relaxed)) return true;
   if (winner && winner->load(std::memory_order_relaxed) < attempt) return true;
   if (has_deadline && std::chrono::steady_clock::now() >= deadline) {
     if (timed_out) timed_out->store(true, std::memory_order_relaxed);
     return true;
   }
   return false;
+}
+
+bool fault_in(ZeroedWords& words, const StopSignal& stop) {
+  constexpr std::size_t kChunkWords = std::size_t{8} << 20;  // 64 MiB
+  // Small arrays (heap memory, the many restarts of small boards) fault in unnoticed.
+  if (words.size() * sizeof(std::uint64_t) < HugePageAllocator<std::uint64_t>::kAdviseFrom)
+    return true;
+  for (std::size_t at = 0; at < words.size(); at += kChunkWords) {
+    if (stop.should_stop()) return false;
+    prefault_for_writing(words.data() + at, std::min(kChunkWords, words.size() - at) * 8);
+  }
+  return true;
 }
 
 std::uint64_t default_swap_max_tries(std::uint32_t n) {
@@ -95,7 +109,14 @@ constexpr std::uint32_t kScanWords = 16;
 constexpr std::uint32_t kWindowReach = 2;  // words window() reads past a diagonal's word
 constexpr int kLeftoverBatch = 8;
 constexpr int kLeftoverTriesPerColumn = 256;  // the global pass over the leftovers
-constexpr std::uint64_t kPollEvery = 4096;    // steps between StopSignal polls
+constexpr std::uint64_t kPollEvery = 4096;    // steps between StopSignal polls (a power of 2)
+// Elements of a plain O(n) pass (filling, shuffling, scanning arrays of gigabytes) between polls.
+constexpr std::uint64_t kPollEveryElements = std::uint64_t{1} << 20;
+// Tiles the colouring of the start-up plan handles between polls (a second of it at n = 10^9).
+constexpr std::uint32_t kPollEveryTiles = 1024;
+// Deals the start-up plan tries (each an untiled QS4 attempt of n / 512 queens, which all but
+// never fails) before the attempt gives up.
+constexpr std::uint64_t kDealAttempts = 64;
 // Up to this n the repair counts on one 32-bit counter per diagonal (at most 512 KiB), above it on
 // the start-up's bitsets and a hash map of the few crowded diagonals (SparseCounts).
 constexpr std::uint32_t kDenseRepairUpTo = 1u << 15;
@@ -125,10 +146,14 @@ struct Board {
   std::uint64_t bitset_words() const { return diagonals() / 64 + 4; }
 };
 
-// One counter per diagonal: the textbook layout (32-bit counters, 16 bytes per column).
+// One counter per diagonal: the textbook layout (32-bit counters, 16 bytes per column). The
+// counters come zeroed from the system (ZeroedWords), not from a zeroing pass: at n = 10^9 that
+// pass wrote 16 GB before the search could look at a stop signal.
 struct ArrayCounts {
-  std::vector<std::uint32_t> count;
-  explicit ArrayCounts(std::uint64_t diagonals) : count(diagonals, 0) {}
+  ZeroedWords words;
+  std::uint32_t* count;
+  explicit ArrayCounts(std::uint64_t diagonals)
+      : words((diagonals + 1) / 2), count(reinterpret_cast<std::uint32_t*>(words.data())) {}
   std::uint32_t get(std::uint64_t d) const { return count[d]; }
   std::uint32_t inc(std::uint64_t d) { return count[d]++; }  // returns the count before
   std::uint32_t dec(std::uint64_t d) { return count[d]--; }
@@ -217,15 +242,20 @@ struct Repair {
                      const StopSignal& stop, AttemptStats& stats) {
     const std::uint32_t n = board.n;
     std::vector<std::uint32_t> next;
-    std::uint64_t steps = 0;
+    std::uint64_t steps = 0, visited = 0;
     while (collisions > 0) {
       if (work.empty()) {
         ++stats.rescans;
-        for (std::uint32_t i = 0; i < n; ++i)
+        for (std::uint32_t i = 0; i < n; ++i) {
+          if (i % kPollEveryElements == 0 && stop.should_stop()) return AttemptOutcome::stopped;
           if (attacked(i)) work.push_back(i);
+        }
       }
       next.clear();
       for (std::uint32_t i : work) {
+        // Polled per queen of the list, attacked or not: at n = 4 * 10^6 most of a pass's list
+        // is queens that an earlier swap has freed.
+        if (++visited % kPollEvery == 0 && stop.should_stop()) return AttemptOutcome::stopped;
         if (!attacked(i)) continue;
         std::uint32_t j = rng.below(n - 1);
         j += (j >= i);
@@ -235,9 +265,6 @@ struct Repair {
         ++steps;
         if (steps > step_limit) {
           return AttemptOutcome::failed;
-        }
-        if (steps % kPollEvery == 0 && stop.should_stop()) {
-          return AttemptOutcome::stopped;
         }
       }
       std::sort(next.begin(), next.end());
@@ -278,11 +305,34 @@ struct FreeRows {
   }
 };
 
-// Fisher-Yates: a uniformly random permutation of 0..n-1.
-void random_permutation(Permutation& rows, std::uint32_t n, Rng& rng) {
+// rows = 0, 1, ..., n - 1; false if `stop` fired first (a pass over gigabytes at large n).
+bool identity(Permutation& rows, std::uint32_t n, const StopSignal& stop) {
   rows.resize(n);
-  std::iota(rows.begin(), rows.end(), 0u);
-  for (std::uint32_t i = 0; i + 1 < n; ++i) std::swap(rows[i], rows[i + rng.below(n - i)]);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (i % kPollEveryElements == 0 && stop.should_stop()) return false;
+    rows[i] = i;
+  }
+  return true;
+}
+
+// Fisher-Yates: a uniformly random permutation of 0..n-1; false if `stop` fired first.
+bool random_permutation(Permutation& rows, std::uint32_t n, Rng& rng, const StopSignal& stop) {
+  if (!identity(rows, n, stop)) return false;
+  for (std::uint32_t i = 0; i + 1 < n; ++i) {
+    if (i % kPollEveryElements == 0 && stop.should_stop()) return false;
+    std::swap(rows[i], rows[i + rng.below(n - i)]);
+  }
+  return true;
+}
+
+// Puts every queen of `repair` on its board: false if `stop` fired first.
+template <class R>
+bool place_all(R& repair, std::uint32_t n, const StopSignal& stop) {
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (i % kPollEveryElements == 0 && stop.should_stop()) return false;
+    repair.place(i);
+  }
+  return true;
 }
 
 // The start-up plan. Column block b covers columns [col_start[b], +size[b]) and owns the rows
@@ -309,10 +359,12 @@ AttemptOutcome qs4_search(const AttemptOptions& o, bool tiled, Permutation& rows
                           const StopSignal& stop, AttemptStats& stats);
 
 // `tiled` false: one tile holding the whole board (the start-up of plain QS4, with bitsets).
-BlockPlan plan_blocks(const Board& board, Rng& rng, bool tiled) {
+// Returns `stopped` when `stop` fired, `failed` when no deal was found, else `solved` (`plan` is
+// made).
+AttemptOutcome plan_blocks(const Board& board, Rng& rng, bool tiled, const StopSignal& stop,
+                           BlockPlan& plan) {
   const std::uint32_t n = board.n;
   const std::uint32_t m = tiled && n >= kBlockedFrom ? n / kBlockSize : 1;
-  BlockPlan plan;
   // At least four tiles, so that the colour groups have members to run in parallel.
   const std::uint32_t per_tile = n >= kWideTilesFrom ? kBlocksPerWideTile : kBlocksPerTile;
   plan.blocks_per_tile = std::max(1u, std::min(per_tile, m / 4));
@@ -336,12 +388,13 @@ BlockPlan plan_blocks(const Board& board, Rng& rng, bool tiled) {
   std::vector<std::uint32_t> order(m);  // order[k]: the column block that gets row block k
   if (m >= 4) {
     Permutation deal;
-    const StopSignal never;
-    for (std::uint64_t k = 0;; ++k) {
+    AttemptOutcome dealt = AttemptOutcome::failed;
+    for (std::uint64_t k = 0; k < kDealAttempts && dealt == AttemptOutcome::failed; ++k) {
       AttemptStats ignored;
       const AttemptOptions sub{m, mix_seed(rng.next(), k), false, false, 0};
-      if (qs4_search(sub, false, deal, never, ignored) == AttemptOutcome::solved) break;
+      dealt = qs4_search(sub, false, deal, stop, ignored);
     }
+    if (dealt != AttemptOutcome::solved) return dealt;
     for (std::uint32_t b = 0; b < m; ++b) order[deal[b]] = b;
   } else {
     std::iota(order.begin(), order.end(), 0u);
@@ -354,7 +407,7 @@ BlockPlan plan_blocks(const Board& board, Rng& rng, bool tiled) {
   const std::uint32_t tiles = plan.tiles();
   if (tiles == 1) {
     plan.colour_groups = {{0}};
-    return plan;
+    return AttemptOutcome::solved;
   }
   // The bitset words each tile touches: per direction, one interval per row block (tile
   // order, so tile t owns entries [t * blocks_per_tile, ...)). Word indices fit 32 bits
@@ -365,6 +418,7 @@ BlockPlan plan_blocks(const Board& board, Rng& rng, bool tiled) {
   std::vector<Interval> spans[2];
   std::uint64_t longest = 1;
   for (std::uint32_t t = 0; t < tiles; ++t) {
+    if (t % kPollEveryTiles == 0 && stop.should_stop()) return AttemptOutcome::stopped;
     const std::uint64_t c0 = plan.col_start[plan.first_block(t)];
     std::uint64_t width = 0;
     for (std::uint32_t b = plan.first_block(t); b < plan.end_block(t); ++b) width += plan.size[b];
@@ -402,6 +456,7 @@ BlockPlan plan_blocks(const Board& board, Rng& rng, bool tiled) {
   std::vector<int> colour(tiles, -1);
   std::vector<std::uint32_t> taken;
   for (std::uint32_t t = 0; t < tiles; ++t) {
+    if (t % kPollEveryTiles == 0 && stop.should_stop()) return AttemptOutcome::stopped;
     const std::uint32_t k0 = plan.first_block(t);
     const std::uint32_t k1 = plan.end_block(t);
     for (int dir = 0; dir < 2; ++dir)
@@ -427,7 +482,7 @@ BlockPlan plan_blocks(const Board& board, Rng& rng, bool tiled) {
     if (c >= plan.colour_groups.size()) plan.colour_groups.resize(c + 1);
     plan.colour_groups[c].push_back(t);
   }
-  return plan;
+  return AttemptOutcome::solved;
 }
 
 inline bool test_bit(const std::uint64_t* bits, std::uint64_t d) {
@@ -593,7 +648,10 @@ AttemptOutcome qs4_search(const AttemptOptions& o, bool tiled, Permutation& rows
   Rng rng(o.seed);
   rows.resize(n);
   SparseCounts counts(board.bitset_words());
-  const BlockPlan plan = plan_blocks(board, rng, tiled);
+  BlockPlan plan;
+  if (const AttemptOutcome planned = plan_blocks(board, rng, tiled, stop, plan);
+      planned != AttemptOutcome::solved)
+    return planned;
   const std::size_t m = plan.tiles();
   std::vector<std::vector<std::uint32_t>> left_cols(m), left_rows(m);
 
@@ -697,15 +755,16 @@ AttemptOutcome qs4_plain_attempt(const AttemptOptions& o, Permutation& rows, con
   const std::uint32_t n = o.n;
   const Board board(n, o.modular);
   Rng rng(o.seed);
-  rows.resize(n);
-  std::iota(rows.begin(), rows.end(), 0u);
+  if (!identity(rows, n, stop)) return AttemptOutcome::stopped;
   ArrayCounts counts(board.diagonals());
+  if (!fault_in(counts.words, stop)) return AttemptOutcome::stopped;
   // c, the queens left to the random phase: Sosic & Gu use a few dozen for large n.
   const std::uint32_t c = n < 200 ? n / 4 : 50;
   const std::uint64_t max_tries = static_cast<std::uint64_t>(3.08 * n);
   // The permutation is its own pool: column `free.used` is the one being placed.
   FreeRows free{rows.data(), n};
   for (std::uint64_t t = 0; t < max_tries && free.used < n - c; ++t) {
+    if (t % kPollEvery == 0 && stop.should_stop()) return AttemptOutcome::stopped;
     const std::uint32_t j = free.draw(rng);
     const std::uint32_t row = rows[j];
     const std::uint64_t s = board.sum(free.used, row), d = board.diff(free.used, row);
@@ -732,13 +791,16 @@ AttemptOutcome minconflict_attempt(const AttemptOptions& o, Permutation& rows,
   // No clever start: a random permutation, then the same attacked-queen swaps.
   const Board board(o.n, o.modular);
   Rng rng(o.seed);
-  random_permutation(rows, o.n, rng);
+  if (!random_permutation(rows, o.n, rng, stop)) return AttemptOutcome::stopped;
   ArrayCounts counts(board.diagonals());
+  if (!fault_in(counts.words, stop)) return AttemptOutcome::stopped;
   Repair<ArrayCounts> repair{board, rows.data(), counts, rng};
-  for (std::uint32_t i = 0; i < o.n; ++i) repair.place(i);
+  if (!place_all(repair, o.n, stop)) return AttemptOutcome::stopped;
   std::vector<std::uint32_t> attacked;
-  for (std::uint32_t i = 0; i < o.n; ++i)
+  for (std::uint32_t i = 0; i < o.n; ++i) {
+    if (i % kPollEveryElements == 0 && stop.should_stop()) return AttemptOutcome::stopped;
     if (repair.attacked(i)) attacked.push_back(i);
+  }
   stats.conflict_free = o.n - attacked.size();
   stats.repaired = attacked.size();
   return repair.run(std::move(attacked), minconflict_step_limit(o.n), stop, stats);
@@ -751,10 +813,11 @@ AttemptOutcome swap_attempt(const AttemptOptions& o, Permutation& rows, const St
   const std::uint32_t n = o.n;
   const Board board(n, o.modular);
   Rng rng(o.seed);
-  random_permutation(rows, n, rng);
+  if (!random_permutation(rows, n, rng, stop)) return AttemptOutcome::stopped;
   ArrayCounts counts(board.diagonals());
+  if (!fault_in(counts.words, stop)) return AttemptOutcome::stopped;
   Repair<ArrayCounts> repair{board, rows.data(), counts, rng};
-  for (std::uint32_t i = 0; i < n; ++i) repair.place(i);
+  if (!place_all(repair, n, stop)) return AttemptOutcome::stopped;
   const std::uint64_t limit = o.max_tries ? o.max_tries : default_swap_max_tries(n);
   std::uint64_t failed = 0, steps = 0;
   while (repair.collisions > 0) {

@@ -14,13 +14,13 @@
 // start-up instead (qs4 only; the other methods are for comparison at small n).
 #include "engine/solve/solve.hpp"
 
-#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <limits>
 #include <mutex>
 #include <numeric>
@@ -97,12 +97,29 @@ struct Race {
   const std::atomic<bool>* cancel;
   bool has_deadline;
   std::chrono::steady_clock::time_point deadline;
+  std::uint64_t max_restarts;  // the config's, or kDefaultMaxRestarts
   std::atomic<bool> timed_out{false};
+  std::atomic<bool> abort{false};  // an attempt threw (out of memory): every other one stops
   std::atomic<std::uint64_t> failed_attempts{0};  // attempts that ended without a solution
   std::uint64_t last_accepted = 0;  // many(): index of the last attempt whose solution was kept
 
+  // The toroidal search is skipped above kModularSearchUpTo; below, its attempts run out after
+  // kModularSearchAttempts, or at the last attempt the restart limit allows.
   bool modular_by_construction(std::uint64_t k) const {
-    return config.modular && (n > kModularSearchUpTo || k >= kModularSearchAttempts);
+    return config.modular &&
+           (n > kModularSearchUpTo || k >= std::min(kModularSearchAttempts, max_restarts));
+  }
+
+  // Runs attempt k, and stops every other attempt if it throws (the exception goes on to the
+  // caller, which turns it into an Error).
+  AttemptOutcome guarded_attempt(std::uint64_t k, Permutation& rows,
+                                 const std::atomic<std::uint64_t>* winner) {
+    try {
+      return attempt(k, rows, winner);
+    } catch (...) {
+      abort.store(true);
+      throw;
+    }
   }
 
   // Runs attempt k into `rows`.
@@ -113,7 +130,7 @@ struct Race {
       detail::modular_construction(n, seed, rows);
       return AttemptOutcome::solved;
     }
-    StopSignal stop{cancel, winner, k, has_deadline, deadline, &timed_out};
+    StopSignal stop{cancel, &abort, winner, k, has_deadline, deadline, &timed_out};
     if (stop.should_stop()) return AttemptOutcome::stopped;
     AttemptOptions o{n, seed, config.modular, split_startup, std::uint64_t(config.max_tries)};
     AttemptStats stats;
@@ -131,31 +148,39 @@ struct Race {
   }
 
   bool out_of_time() const {
-    return (cancel && cancel->load()) || timed_out.load() ||
+    return (cancel && cancel->load()) || timed_out.load() || abort.load() ||
            (has_deadline && std::chrono::steady_clock::now() >= deadline);
   }
 
-  // The race for one solution. Returns the winner's index, or UINT64_MAX if stopped.
+  // The race for one solution: attempts 0..max_restarts (every restart the limit allows). Returns
+  // the winner's index, or UINT64_MAX if stopped or if every attempt failed (out_of_time() tells
+  // which).
   std::uint64_t first(Permutation& best) {
     std::atomic<std::uint64_t> winner{std::numeric_limits<std::uint64_t>::max()};
     std::mutex lock;
     tbb::task_group group;
-    for (int w = 0; w < workers; ++w)
-      group.run([&, w] {
-        Permutation rows;
-        for (std::uint64_t k = w; k < winner.load(); k += workers) {
-          if (out_of_time()) return;
-          const AttemptOutcome outcome = attempt(k, rows, &winner);
-          if (outcome == AttemptOutcome::failed) failed_attempts.fetch_add(1);
-          if (outcome != AttemptOutcome::solved) continue;
-          std::lock_guard<std::mutex> hold(lock);
-          if (k < winner.load()) {
-            winner.store(k);
-            best.swap(rows);
+    try {
+      for (int w = 0; w < workers; ++w)
+        group.run([&, w] {
+          Permutation rows;
+          for (std::uint64_t k = w; k < winner.load() && k <= max_restarts; k += workers) {
+            if (out_of_time()) return;
+            const AttemptOutcome outcome = guarded_attempt(k, rows, &winner);
+            if (outcome == AttemptOutcome::failed) failed_attempts.fetch_add(1);
+            if (outcome != AttemptOutcome::solved) continue;
+            std::lock_guard<std::mutex> hold(lock);
+            if (k < winner.load()) {
+              winner.store(k);
+              best.swap(rows);
+            }
+            return;
           }
-          return;
-        }
-      });
+        });
+    } catch (...) {  // a worker could not be started: the ones running stop before the wait
+      abort.store(true);
+      group.wait();
+      throw;
+    }
     group.wait();
     return winner.load();
   }
@@ -170,19 +195,22 @@ struct Race {
       for (std::uint32_t v : p) h = (h ^ v) * 0x100000001b3ULL;
       return h;
     };
-    std::uint64_t next = 0, duplicates_in_a_row = 0;
+    std::uint64_t next = 0, duplicates_in_a_row = 0, failures_in_a_row = 0;
     const std::uint64_t round = static_cast<std::uint64_t>(workers);
     while (static_cast<int>(found.size()) < wanted) {
       std::vector<Permutation> rows(round);
       std::vector<AttemptOutcome> outcome(round, AttemptOutcome::failed);
-      tbb::parallel_for(std::uint64_t{0}, round,
-                        [&](std::uint64_t r) { outcome[r] = attempt(next + r, rows[r], nullptr); });
+      tbb::parallel_for(std::uint64_t{0}, round, [&](std::uint64_t r) {
+        outcome[r] = guarded_attempt(next + r, rows[r], nullptr);
+      });
       for (std::uint64_t r = 0; r < round && static_cast<int>(found.size()) < wanted; ++r) {
         if (outcome[r] == AttemptOutcome::stopped) return out_of_time_status();
         if (outcome[r] == AttemptOutcome::failed) {
           ++restarts;
+          if (++failures_in_a_row > max_restarts) return SolveStatus::restart_limit;
           continue;
         }
+        failures_in_a_row = 0;
         const std::uint64_t key = fingerprint(rows[r]);
         const auto [from, to] = seen.equal_range(key);
         const bool repeated = std::any_of(
@@ -229,51 +257,50 @@ struct Race {
 
 }  // namespace
 
+// The threads asked for (resolved) and the call's arena (base/threads.hpp: within the host's
+// cap, the calling thread one of them; above the hardware, as many as asked).
 struct SolveThreads::State {
-  // TBB runs at most the hardware's threads unless told otherwise (and warns on stderr):
-  // --threads above the hardware is honoured, as in count.
-  explicit State(int threads)
-      : count(threads),
-        cap(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads)),
-        arena(threads) {}
-  int count;
-  tbb::global_control cap;
-  tbb::task_arena arena;
+  explicit State(int threads) : requested(resolve_threads(threads)), arena(threads) {}
+  int requested;
+  CallArena arena;
 };
 
-SolveThreads::SolveThreads(int threads)
-    : state_(std::make_unique<State>(resolve_threads(threads))) {}
+SolveThreads::SolveThreads(int threads) : state_(std::make_unique<State>(threads)) {}
 SolveThreads::~SolveThreads() = default;
 int SolveThreads::threads() const {
-  return state_->count;
+  return state_->requested;
 }
 
 namespace {
+
 std::optional<Error> threads_error(int threads) {
   if (threads >= 0 && threads <= kMaxThreads) return std::nullopt;
   return Error{"--threads " + std::to_string(threads) + " is out of range; solve takes 1.." +
                std::to_string(kMaxThreads) + " (or 0: every hardware thread)"};
 }
-}  // namespace
 
-Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor) {
-  if (auto bad = threads_error(config.threads)) return *bad;
-  SolveThreads threads(config.threads);
-  return solve(config, monitor, threads);
+bool known_method(SolveMethod method) {
+  return std::any_of(std::begin(kSolveMethods), std::end(kSolveMethods),
+                     [&](const SolveMethodInfo& m) { return m.method == method; });
 }
 
-Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor, SolveThreads& threads) {
-  const auto start = std::chrono::steady_clock::now();
+// Everything wrong with `config` before any work, as the command line names the options.
+std::optional<Error> config_error(const SolveConfig& config) {
+  if (!known_method(config.method))
+    return Error{"solve: method " + std::to_string(static_cast<int>(config.method)) +
+                 " is not a SolveMethod (solve_methods() lists them)"};
   if (config.n < 1 || config.n > kMaxSolveN)
     return Error{"--n " + std::to_string(config.n) + " is out of range; solve takes 1.." +
                  std::to_string(kMaxSolveN)};
   if (config.solutions < 1)
     return Error{"--solutions " + std::to_string(config.solutions) + " must be at least 1"};
-  if (auto bad = threads_error(config.threads)) return *bad;
+  if (auto bad = threads_error(config.threads)) return bad;
   if (config.max_tries < 0) return Error{"--max-tries must be positive"};
   if (config.max_tries > 0 && config.method != SolveMethod::swap)
     return Error{"--max-tries applies to --method swap only"};
-  if (config.time_limit_seconds < 0) return Error{"--time-limit must not be negative"};
+  // NaN fails every comparison: it is refused here, not taken for "no limit".
+  if (!(config.time_limit_seconds >= 0 && config.time_limit_seconds <= kMaxTimeLimitSeconds))
+    return Error{"--time-limit must be a number of seconds in 0..1e9 (0: no limit)"};
   if (config.method == SolveMethod::minconflict && config.n > kMaxMinconflictN)
     return Error{"--method minconflict solves up to n = " + std::to_string(kMaxMinconflictN) +
                  " (about 35 s there, 3 s at n = 10^6: its random start leaves many queens "
@@ -289,15 +316,135 @@ Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor, SolveTh
         "--modular needs gcd(n, 6) = 1 (n not divisible by 2 or 3): a modular "
         "(toroidal) solution exists for no other n; n = " +
         std::to_string(config.n) + " is divisible by " + (config.n % 2 == 0 ? "2" : "3")};
+  if (config.memory_limit > 0) {
+    const std::uint64_t need = solve_memory_estimate(config);
+    if (need > config.memory_limit) {
+      char sizes[96];
+      std::snprintf(sizes, sizeof sizes, "about %.1f GiB (%llu bytes)",
+                    static_cast<double>(need) / (1 << 30), static_cast<unsigned long long>(need));
+      return Error{"solve --n " + std::to_string(config.n) + " --method " +
+                   solve_method_name(config.method) + " needs " + sizes +
+                   " at its peak, above the memory limit of " +
+                   std::to_string(config.memory_limit) + " bytes (--memory-limit)"};
+    }
+  }
+  return std::nullopt;
+}
+
+// Bytes of one attempt's arrays: the permutation (4 bytes a column) and its diagonals (QS4's
+// bitsets and plan, or a 32-bit counter per diagonal: 2 x (2n - 1) of them), minconflict's
+// lists of attacked queens too.
+std::uint64_t attempt_bytes(SolveMethod method, std::uint64_t n) {
+  const std::uint64_t rows = 4 * n, counters = 4 * 2 * (2 * n);
+  switch (method) {
+    case SolveMethod::qs4:
+      // bitsets n/2, the plan and the leftovers about n/4, the dense repair of small boards
+      return rows + n / 2 + n / 4 + (n <= (1u << 15) ? counters : 0);
+    case SolveMethod::qs4_plain:
+    case SolveMethod::swap:
+      return rows + counters;
+    case SolveMethod::minconflict:
+      return rows + counters + 2 * rows;
+  }
+  return rows + counters;
+}
+
+Expected<SolveResult> solve_checked(const SolveConfig& config, Monitor* monitor, int requested,
+                                    CallArena& arena);
+
+}  // namespace
+
+std::uint64_t solve_memory_estimate(const SolveConfig& config) {
+  const auto n = static_cast<std::uint64_t>(std::max<std::int64_t>(config.n, 1));
+  const auto threads = static_cast<std::uint64_t>(resolve_threads(config.threads));
+  const bool split = config.method == SolveMethod::qs4 && n >= kSplitStartupFrom;
+  const std::uint64_t at_once = split ? 1 : threads;  // attempts running side by side
+  const std::uint64_t solutions = static_cast<std::uint64_t>(std::max(config.solutions, 1));
+  // The verifier: 5 bits a column in each of up to 4 parts checked at once.
+  const std::uint64_t verifier = (n >= (std::uint64_t{1} << 21) ? 4 : 1) * (5 * n / 8 + 64);
+  const std::uint64_t kept = solutions > 1 ? solutions * 4 * n : 0;
+  const std::uint64_t fixed = std::uint64_t{8} << 20;  // the arena, the threads' stacks
+  return fixed + at_once * attempt_bytes(config.method, n) + kept + verifier;
+}
+
+Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor) {
+  if (auto bad = threads_error(config.threads)) return *bad;
+  return errors_as_values([&]() -> Expected<SolveResult> {
+    SolveThreads threads(config.threads);
+    return solve(config, monitor, threads);
+  });
+}
+
+Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor, SolveThreads& threads) {
+  return errors_as_values([&] {
+    return solve_checked(config, monitor, threads.state_->requested, threads.state_->arena);
+  });
+}
+
+Expected<SolveRuns> solve_runs(const SolveConfig& config, std::uint64_t runs, Monitor* monitor) {
+  if (runs < 1 || runs > kMaxSolveRuns)
+    return Error{"--runs must be between 1 and " + std::to_string(kMaxSolveRuns) + ", got " +
+                 std::to_string(runs)};
+  if (config.solutions != 1) return Error{"--runs counts single solutions: drop --solutions"};
+  if (auto bad = config_error(config)) return *bad;
+  return errors_as_values([&]() -> Expected<SolveRuns> {
+    const auto start = std::chrono::steady_clock::now();
+    SolveRuns out;
+    out.n = config.n;
+    out.method = config.method;
+    out.seed = config.seed;
+    out.threads = resolve_threads(config.threads);
+    out.runs_asked = runs;
+    SolveThreads threads(config.threads);
+    double restarts = 0;
+    for (std::uint64_t k = 0; k < runs; ++k) {
+      SolveConfig one = config;
+      one.seed = detail::mix_seed(config.seed, k);
+      if (config.time_limit_seconds > 0) {  // what is left of the limit, for this run
+        const double left =
+            config.time_limit_seconds -
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (left <= 0) {
+          out.status = SolveStatus::time_limit;
+          break;
+        }
+        one.time_limit_seconds = left;
+      }
+      Expected<SolveResult> r = solve(one, monitor, threads);
+      if (!r.ok()) return r.error();
+      if (r->status == SolveStatus::time_limit || r->status == SolveStatus::cancelled) {
+        out.status = r->status;
+        break;
+      }
+      SolveRun run{one.seed, r->status, r->restarts, r->seconds, false};
+      run.first_attempt = r->status == SolveStatus::found && r->restarts == 0;
+      out.solved += r->status == SolveStatus::found;
+      out.first_attempt_successes += run.first_attempt;
+      restarts += static_cast<double>(r->restarts);
+      out.runs.push_back(run);
+    }
+    if (!out.runs.empty()) out.mean_restarts = restarts / static_cast<double>(out.runs.size());
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return out;
+  });
+}
+
+namespace {
+
+Expected<SolveResult> solve_checked(const SolveConfig& config, Monitor* monitor, int requested,
+                                    CallArena& arena) {
+  const auto start = std::chrono::steady_clock::now();
+  if (auto bad = config_error(config)) return *bad;
 
   SolveResult result;
   result.n = config.n;
   result.method = config.method;
   result.seed = config.seed;
-  result.threads = resolve_threads(config.threads);
-  if (result.threads != threads.threads())
-    return Error{"solve on " + std::to_string(threads.threads()) + " threads asked for " +
-                 std::to_string(result.threads)};
+  result.memory_estimate = solve_memory_estimate(config);
+  if (resolve_threads(config.threads) != requested)
+    return Error{"solve on " + std::to_string(requested) + " threads asked for " +
+                 std::to_string(resolve_threads(config.threads))};
+  result.threads = arena.threads();  // what runs: fewer under a host's lower TBB cap
   const auto n = static_cast<std::uint32_t>(config.n);
 
   if (n == 2 || n == 3) {
@@ -315,12 +462,11 @@ Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor, SolveTh
             monitor ? &monitor->cancel : nullptr,
             config.time_limit_seconds > 0,
             {},
-            {}};
+            config.max_restarts > 0 ? config.max_restarts : kDefaultMaxRestarts};
   if (race.has_deadline)
     race.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                 std::chrono::duration<double>(config.time_limit_seconds));
 
-  tbb::task_arena& arena = threads.state_->arena;
   std::vector<Permutation> found;
   arena.execute([&] {
     if (n == 1) {
@@ -330,7 +476,8 @@ Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor, SolveTh
       Permutation best;
       const std::uint64_t k = race.first(best);
       if (k == std::numeric_limits<std::uint64_t>::max()) {
-        result.status = race.out_of_time_status();
+        // Stopped, or every attempt the restart limit allows failed.
+        result.status = race.out_of_time() ? race.out_of_time_status() : SolveStatus::restart_limit;
         result.restarts = race.failed_attempts.load();
       } else {
         result.restarts = k;
@@ -354,5 +501,7 @@ Expected<SolveResult> solve(const SolveConfig& config, Monitor* monitor, SolveTh
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
+
+}  // namespace
 
 }  // namespace nq

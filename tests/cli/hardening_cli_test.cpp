@@ -42,9 +42,11 @@ TEST(HardeningCli, FailedSolveRunsAreNotVerified) {
   const auto j = nlohmann::json::parse(few.out);
   EXPECT_EQ(j["verified"], false) << few.out;
 
-  // Every attempt of swap with one try fails at once: the run restarts until the time limit.
-  const Outcome timed =
-      nqcount("solve --n 60 --method swap --max-tries 1 --time-limit 0.5 --seed 3 --json");
+  // Every attempt of swap with one try fails at once: with no restart limit to speak of, the
+  // run restarts until the time limit.
+  const Outcome timed = nqcount(
+      "solve --n 60 --method swap --max-tries 1 --max-restarts 9223372036854775807 "
+      "--time-limit 0.5 --seed 3 --json");
   EXPECT_EQ(timed.status, 1) << timed.err;
   EXPECT_TRUE(has(timed.err, "time limit")) << timed.err;
   const auto t = nlohmann::json::parse(timed.out);
@@ -178,7 +180,8 @@ TEST(HardeningCli, SolveInterruptedExits130And143) {
       if (pid == 0) {
         std::freopen("/dev/null", "w", stderr);
         execl(NQCOUNT_BIN, NQCOUNT_BIN, "solve", "--n", "60", "--method", "swap", "--max-tries",
-              "1", "--output", out.c_str(), static_cast<char*>(nullptr));
+              "1", "--max-restarts", "9223372036854775807", "--output", out.c_str(),
+              static_cast<char*>(nullptr));
         _exit(127);
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));

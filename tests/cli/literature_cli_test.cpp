@@ -83,7 +83,7 @@ TEST(LiteratureCli, BlnqReportsStatisticsAndIsReproducible) {
   EXPECT_EQ(lines_of(text.out).size(), 2u + 3u + 3u);  // head, runs, mean, errors, success
   for (const char* bad :
        {"solve --n 8 --method blnq --budget x", "solve --n 8 --method blnq --budget 0",
-        "solve --n 8 --budget n2", "solve --n 8 --runs 3", "solve --n 8 --method blnq --runs 0",
+        "solve --n 8 --budget n2", "solve --n 8 --method blnq --runs 0",
         "solve --n 8 --budget-rule total", "solve --n 8 --method blnq --budget-rule all",
         "solve --n 8 --method blnq --format board", "solve --n 8 --method blnq --solutions 2",
         "solve --n 8 --method blnq --time-limit -1"})
@@ -277,6 +277,14 @@ TEST(LiteratureCli, LdpcPaperLayout) {
   for (const char* bad : {"solve --n 13 --modular --ldpc 3,5 --ldpc-layout diagonal",
                           "solve --n 13 --modular --ldpc-layout paper"})
     expect_usage_error(bad);
+}
+
+// The paper's Figure 3 ends a run when its counter of failed tries passes L: n = 2 (no
+// solution) with L = 5 examines 6 neighbours.
+TEST(LiteratureCli, BlnqEndsAfterLPlusOneFailuresInARow) {
+  const Outcome r = nqcount("solve --method blnq --n 2 --budget 5 --runs 1 --seed 1 --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["per_run"][0]["neighbours"], 6);
 }
 
 TEST(LiteratureCli, GroupTableNamesAndComposition) {

@@ -466,6 +466,8 @@ TEST(SolveCli, BatchSkipsEmptyLinesCommentsABomAndCrlf) {
   const Outcome mid = nqcount("solve --batch " + file + " --seed 2");
   EXPECT_EQ(mid.status, 2);
   EXPECT_NE(mid.err.find(file + ":2: "), std::string::npos) << mid.err;
+  // Quoted visibly: an invisible mark in the quote would read '6' is not a board size.
+  EXPECT_NE(mid.err.find("'\\xef\\xbb\\xbf6' is not a board size"), std::string::npos) << mid.err;
   EXPECT_EQ(solved_sizes(mid.out), std::vector<std::size_t>{8});
   // Only comments and blank lines: no board size, one line.
   std::ofstream(file) << "# nothing\n\n";
@@ -503,6 +505,147 @@ TEST(SolveCli, TooFewDistinctSolutionsExitOne) {
   EXPECT_EQ(r.status, 1);
   EXPECT_TRUE(r.out.empty());
   EXPECT_NE(r.err.find("found only 2"), std::string::npos) << r.err;
+}
+
+// A search that cannot succeed ends at the restart limit (1000 restarts in a row by default),
+// exit 1 with one line and nothing written; the record says why. It used to restart forever.
+TEST(SolveCli, HopelessSettingsGiveUpAtTheRestartLimit) {
+  const std::string out = temp_path("hopeless.txt");
+  const Outcome r = shell("timeout 60 " + std::string(NQCOUNT_BIN) +
+                          " solve --n 50 --method swap --max-tries 1 --seed 1 --output " + out);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(lines_in(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("gave up after 1000 restarts in a row"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  const Outcome j = nqcount("solve --n 50 --method swap --max-tries 1 --max-restarts 7 --json");
+  EXPECT_EQ(j.status, 1);
+  const auto record = nlohmann::json::parse(j.out);
+  EXPECT_EQ(record["status"], "restart limit");
+  EXPECT_EQ(record["restarts"], 8);  // attempts 0..7, every one failed
+  EXPECT_EQ(record["verified"], false);
+}
+
+// A tiny time limit on a large board stops the search at once, in every phase (the textbook
+// QS4 polled only its repair: it ran its whole start-up and wrote the file), exit 1, one line,
+// nothing written.
+TEST(SolveCli, ATinyTimeLimitOnALargeBoardStopsAndWritesNothing) {
+  const fs::path dir = temp_dir("tiny_limit");
+  for (const std::string& run :
+       {std::string("--method qs4-plain --n 3000000"), std::string("--method blnq --n 10000000")}) {
+    const Outcome r =
+        nqcount("solve " + run + " --time-limit 0.05 --threads 2 --output " + (dir / "F").string());
+    EXPECT_EQ(r.status, 1) << run << ": " << r.err;
+    EXPECT_EQ(lines_in(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("time limit of 0.05 s reached"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::is_empty(dir)) << run;  // no output file, no temporary one
+  }
+}
+
+// A number typed as 1e-320 is written back short, not as its 323 plain decimals.
+TEST(SolveCli, TinyTimeLimitsAreWrittenCompactly) {
+  const Outcome r = nqcount("solve --n 5 --time-limit 1e-320");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("time limit of 1e-320 s reached"), std::string::npos) << r.err;
+  EXPECT_LT(r.err.size(), 160u) << r.err;
+}
+
+// A batch that a time limit ends still prints its JSON record (the sizes solved before it, the
+// one that ran out, "status"), exits 1, and writes nothing; with bad entries too, it keeps their
+// status 2 and says what became of the rest.
+TEST(SolveCli, BatchEndedByItsTimeLimitPrintsItsRecordAndKeepsTheBadEntriesStatus) {
+  const std::string file = temp_path("limited.txt"), out = temp_path("limited_out.txt");
+  std::ofstream(file) << "5 50000000\n";
+  const Outcome r =
+      nqcount("solve --batch " + file + " --time-limit 0.3 --json --seed 1 --output " + out);
+  EXPECT_EQ(r.status, 1) << r.err;
+  ASSERT_FALSE(r.out.empty()) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["status"], "time limit");
+  ASSERT_EQ(j["runs"].size(), 2u) << r.out;
+  EXPECT_EQ(j["runs"][0]["n"], 5);
+  EXPECT_FALSE(j["runs"][0].contains("solution"));  // nothing is written
+  EXPECT_EQ(j["runs"][1]["status"], "time limit");
+  EXPECT_FALSE(fs::exists(out));
+  std::ofstream(file) << "5 abc 50000000\n";
+  const Outcome bad =
+      nqcount("solve --batch " + file + " --time-limit 0.3 --json --seed 1 --output " + out);
+  EXPECT_EQ(bad.status, 2) << bad.err;
+  const auto b = nlohmann::json::parse(bad.out);
+  EXPECT_EQ(b["bad_entries"].size(), 1u);
+  EXPECT_EQ(b["status"], "time limit");
+  EXPECT_NE(bad.err.find("the batch ended before"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// --runs K with the restarting methods: K solves from their own seeds, and how many found a
+// solution at their first attempt (Candia & Astudillo's Table 4 counts those for Gu's QS4).
+TEST(SolveCli, RunsReportFirstAttemptSuccesses) {
+  const Outcome r = nqcount("solve --n 50 --method qs4-plain --runs 6 --seed 3 --json --threads 1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["runs_done"], 6);
+  std::uint64_t first = 0;
+  for (const auto& run : j["per_run"]) first += run["first_attempt"].get<bool>();
+  EXPECT_EQ(j["first_attempt_successes"], first);
+  EXPECT_EQ(j["solved"], 6);
+  // The same seed, the same runs, at any thread count.
+  const auto two = nlohmann::json::parse(
+      nqcount("solve --n 50 --method qs4-plain --runs 6 --seed 3 --json --threads 2").out);
+  EXPECT_EQ(two["per_run"][5]["restarts"], j["per_run"][5]["restarts"]);
+  // Every run of a hopeless setting fails: a result, not an error.
+  const auto hopeless = nlohmann::json::parse(
+      nqcount("solve --n 50 --method swap --max-tries 1 --max-restarts 3 --runs 2 --json").out);
+  EXPECT_EQ(hopeless["solved"], 0);
+  EXPECT_EQ(hopeless["per_run"][0]["status"], "restart limit");
+  const Outcome text = nqcount("solve --n 8 --runs 3 --seed 1");
+  EXPECT_EQ(text.status, 0);
+  EXPECT_NE(text.out.find("first-attempt successes "), std::string::npos) << text.out;
+  for (const char* refused :
+       {"solve --n 8 --runs 3 --output x.txt", "solve --n 8 --runs 3 --solutions 2",
+        "solve --n 8 --runs 3 --format json"})
+    expect_usage_error(refused);
+}
+
+// --memory-limit refuses a run whose estimated peak is above it, before any work: one line,
+// exit 2, no file.
+TEST(SolveCli, MemoryLimitRefusesBeforeTheWork) {
+  const std::string out = temp_path("too_big.txt");
+  const Outcome r = nqcount("solve --n 1000000 --memory-limit 1M --output " + out);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(lines_in(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("above the memory limit of 1048576 bytes"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  const auto ok = nlohmann::json::parse(nqcount("solve --n 1000 --json --memory-limit 1G").out);
+  EXPECT_GT(ok["memory_estimate_bytes"].get<std::uint64_t>(), 0u);
+  expect_usage_error("solve --n 8 --memory-limit 12Q");
+}
+
+// Out of address space (ulimit -v), whatever the limit: a solution, or one error line and
+// exit 2 (memory or a thread the system refused), never an abort, and never a temporary file
+// left beside the output.
+TEST(SolveCli, OutOfMemoryIsOneErrorLineAndNoFileLeft) {
+#ifdef NQ_UNDER_SANITIZER
+  GTEST_SKIP() << "an address-space limit leaves no room for the sanitizers' shadow memory";
+#endif
+  const fs::path dir = temp_dir("ulimit");
+  std::size_t refused = 0;
+  for (const int kb : {16000, 20000, 24000, 40000}) {
+    const Outcome r =
+        shell("cd " + dir.string() + " && ulimit -v " + std::to_string(kb) + " && exec " +
+              std::string(NQCOUNT_BIN) + " solve --n 100000 --threads 2 --output F");
+    if (r.status == 0) {
+      EXPECT_TRUE(fs::exists(dir / "F")) << kb;
+    } else {
+      EXPECT_EQ(r.status, 2) << kb << ": " << r.err;
+      EXPECT_EQ(r.err.rfind("nqcount: error: ", 0), 0u) << kb << ": " << r.err;
+      EXPECT_EQ(lines_in(r.err), 1u) << kb << ": " << r.err;
+      ++refused;
+    }
+    for (const auto& entry : fs::directory_iterator(dir))
+      EXPECT_EQ(entry.path().filename(), "F") << kb << ": left " << entry.path();
+    fs::remove(dir / "F");
+  }
+  EXPECT_GT(refused, 0u);  // not vacuous: some limit is too small
 }
 
 }  // namespace

@@ -6,9 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <numeric>
+#include <vector>
 
+#include "base/threads.hpp"
 #include "engine/solve/verify.hpp"
 
 namespace nq {
@@ -25,11 +31,12 @@ std::vector<std::uint64_t> improvements_by_prefix(std::uint32_t n, std::uint64_t
   return out;
 }
 
-TEST(Blnq, ConsecutiveRuleEndsAfterExactlyLFailuresInARow) {
+TEST(Blnq, ConsecutiveRuleEndsWhenTheCounterExceedsL) {
   // n = 8, L = 6: tiny, so that many runs improve after their first L tries. Each run is
   // replayed neighbour by neighbour to find where its improvements fell: no stretch of
-  // failures before the end reaches L, a failed run ends with exactly L failures in a row, a
-  // successful one on an improvement.
+  // failures before the end passes L, a failed run ends with exactly L + 1 failures in a row
+  // (the paper's Figure 3 stops when its counter exceeds L), a successful one on an
+  // improvement.
   constexpr std::uint32_t n = 8;
   constexpr std::uint64_t L = 6;
   int beyond_budget = 0, failed_runs = 0;
@@ -42,13 +49,13 @@ TEST(Blnq, ConsecutiveRuleEndsAfterExactlyLFailuresInARow) {
     std::uint64_t last_improvement = 0;  // neighbours examined up to the last kept swap
     for (std::uint64_t t = 1; t <= run.neighbours; ++t) {
       if (imp[t] == imp[t - 1]) continue;
-      EXPECT_LT(t - last_improvement - 1, L) << "seed " << seed << ": L failures before " << t;
+      EXPECT_LE(t - last_improvement - 1, L) << "seed " << seed << ": L + 1 failures before " << t;
       last_improvement = t;
     }
     if (run.success) {
       EXPECT_EQ(last_improvement, run.neighbours) << seed;
     } else {
-      EXPECT_EQ(run.neighbours - last_improvement, L) << seed;
+      EXPECT_EQ(run.neighbours - last_improvement, L + 1) << seed;
       ++failed_runs;
     }
     beyond_budget += run.neighbours > L;
@@ -57,6 +64,10 @@ TEST(Blnq, ConsecutiveRuleEndsAfterExactlyLFailuresInARow) {
   // The reset is observable: runs examine more than L neighbours in all.
   EXPECT_GT(beyond_budget, 10);
   EXPECT_GT(failed_runs, 0);
+  // n = 2 has no solution: the run examines L + 1 neighbours, every one a failure.
+  Permutation rows;
+  EXPECT_EQ(blnq_run(2, 5, BlnqBudgetRule::consecutive, 1, rows).neighbours, 6u);
+  EXPECT_EQ(blnq_run(2, 5, BlnqBudgetRule::total, 1, rows).neighbours, 5u);
 }
 
 TEST(Blnq, TotalRuleStopsAfterLNeighboursInAll) {
@@ -109,12 +120,13 @@ TEST(Blnq, StatisticsAreConsistent) {
           // Every kept swap lowers the collisions by at least one.
           EXPECT_LE(run.improving,
                     static_cast<std::uint64_t>(run.initial_collisions - run.final_collisions));
-          // A failed run spent its budget: all of it (total), or its last L tries (consecutive).
+          // A failed run spent its budget: all of it (total), or L + 1 tries in a row at its
+          // end (consecutive).
           if (!run.success) {
             if (rule == BlnqBudgetRule::total) {
               EXPECT_EQ(run.neighbours, budget);
             } else {
-              EXPECT_GE(run.neighbours, budget + run.improving);
+              EXPECT_GE(run.neighbours, budget + 1 + run.improving);
             }
           }
           if (rule == BlnqBudgetRule::total) {
@@ -204,6 +216,47 @@ TEST(Blnq, TimeLimitStopsTheRuns) {
   EXPECT_DOUBLE_EQ(a->mean.neighbours, b->mean.neighbours);
 }
 
+// The exact mean of the initial collisions (inclusion-exclusion over each diagonal's squares)
+// against every permutation of n = 1..8, and against the runs' sampled mean at larger n.
+TEST(Blnq, ExactMeanInitialCollisionsOfARandomPermutation) {
+  for (std::uint32_t n = 1; n <= 8; ++n) {
+    std::vector<std::uint32_t> p(n);
+    std::iota(p.begin(), p.end(), 0u);
+    double sum = 0, count = 0;
+    do {
+      std::vector<int> up(2 * n), down(2 * n);
+      std::int64_t collisions = 0;
+      for (std::uint32_t i = 0; i < n; ++i) {
+        collisions += up[i + p[i]]++ > 0;
+        collisions += down[i + n - 1 - p[i]]++ > 0;
+      }
+      sum += static_cast<double>(collisions);
+      ++count;
+    } while (std::next_permutation(p.begin(), p.end()));
+    EXPECT_NEAR(blnq_expected_initial_collisions(n), sum / count, 1e-12) << "n = " << n;
+  }
+  // 400 runs of n = 100 and of n = 1000: within four standard errors of the exact mean.
+  for (const std::int64_t n : {100, 1000}) {
+    const auto r = run_blnq({.n = n, .budget = 1, .runs = 400, .seed = 11, .threads = 2});
+    ASSERT_TRUE(r.ok());
+    EXPECT_NEAR(r->mean.initial, blnq_expected_initial_collisions(n), 4 * r->standard_error.initial)
+        << "n = " << n;
+  }
+}
+
+// A run told to stop before it begins does nothing: its set-up (the shuffle, the diagonal
+// counts: seconds at n = 10^8) polls the signal as its search does.
+TEST(Blnq, ARunStoppedBeforeItBeginsDoesNoWork) {
+  const std::atomic<bool> cancelled{true};
+  detail::StopSignal stop;
+  stop.cancel = &cancelled;
+  Permutation rows;
+  const BlnqRun run = blnq_run(1'000'000, 10, BlnqBudgetRule::consecutive, 1, rows, stop);
+  EXPECT_TRUE(run.stopped);
+  EXPECT_EQ(run.initial_collisions, 0);
+  EXPECT_EQ(run.neighbours, 0u);
+}
+
 TEST(Blnq, RefusesBadConfigs) {
   BlnqConfig c;
   c.n = 0;
@@ -216,8 +269,22 @@ TEST(Blnq, RefusesBadConfigs) {
   c.runs = 0;
   EXPECT_FALSE(run_blnq(c).ok());
   c.runs = 1;
-  c.time_limit_seconds = -1;
+  for (const double bad : {-1.0, std::nan(""), std::numeric_limits<double>::infinity(), 2e9}) {
+    c.time_limit_seconds = bad;
+    EXPECT_FALSE(run_blnq(c).ok()) << bad;
+  }
+  c.time_limit_seconds = 0;
+  c.rule = static_cast<BlnqBudgetRule>(7);
   EXPECT_FALSE(run_blnq(c).ok());
+  c.rule = BlnqBudgetRule::consecutive;
+  c.threads = kMaxThreads + 1;
+  EXPECT_FALSE(run_blnq(c).ok());
+  c.threads = 2;
+  c.n = 1'000'000;
+  c.memory_limit = 1'000'000;
+  const auto r = run_blnq(c);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("memory limit"), std::string::npos) << r.error().message;
 }
 
 }  // namespace

@@ -6,11 +6,15 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <set>
 #include <vector>
 
+#include "base/threads.hpp"
 #include "engine/solve/local_search.hpp"
 #include "engine/solve/verify.hpp"
 
@@ -189,6 +193,7 @@ TEST(Solve, TimeLimitStopsCleanly) {
 TEST(Solve, FailedRunsAreNotVerifiedAndCountTheirRestarts) {
   SolveConfig c = config(60, SolveMethod::swap);
   c.max_tries = 1;  // every attempt gives up at its first failed swap
+  c.max_restarts = std::numeric_limits<std::uint64_t>::max();  // only the time limit ends it
   c.time_limit_seconds = 0.3;
   const auto timed = run(c);
   EXPECT_EQ(timed.status, SolveStatus::time_limit);
@@ -237,6 +242,74 @@ TEST(Solve, ComparisonMethodsReachTheirRangeAndRefuseBeyondIt) {
     EXPECT_NE(refused.error().message.find("use --method qs4"), std::string::npos)
         << refused.error().message;
   }
+}
+
+// A search that cannot succeed ends: swap giving up at its first failed try restarts until
+// the restart limit (1000 restarts in a row by default), whatever the thread count, and says so.
+TEST(Solve, HopelessSearchesEndAtTheRestartLimit) {
+  for (const int threads : {1, 2}) {
+    SolveConfig c = config(50, SolveMethod::swap, 1, threads);
+    c.max_tries = 1;
+    const auto r = run(c);
+    EXPECT_EQ(r.status, SolveStatus::restart_limit) << threads;
+    EXPECT_EQ(r.restarts, nq::kDefaultMaxRestarts + 1) << threads;  // attempts 0..1000 failed
+    EXPECT_FALSE(r.verified);
+    EXPECT_TRUE(r.solutions.empty());
+    c.max_restarts = 5;
+    EXPECT_EQ(run(c).restarts, 6u) << threads;
+    c.solutions = 3;  // the path of --solutions K: failures in a row, from the last success
+    EXPECT_EQ(run(c).status, SolveStatus::restart_limit) << threads;
+  }
+  // A limit that a working search never meets changes nothing.
+  SolveConfig c = config(30, SolveMethod::swap, 4);
+  const auto unlimited = run(c);
+  c.max_restarts = 1'000'000;
+  EXPECT_EQ(run(c).solutions, unlimited.solutions);
+  // A modular search's last allowed attempt is the construction: it still finds one.
+  c = config(13, SolveMethod::qs4, 2);
+  c.modular = true;
+  c.max_restarts = 1;
+  const auto modular = run(c);
+  EXPECT_EQ(modular.status, SolveStatus::found);
+  EXPECT_TRUE(is_solution(modular.solutions.at(0), true));
+}
+
+// Every field of a config is checked: an Error, never a hang or a quiet default.
+TEST(Solve, EveryBadConfigIsAnError) {
+  SolveConfig c = config(8);
+  c.method = static_cast<SolveMethod>(99);
+  auto r = nq::solve(c);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("not a SolveMethod"), std::string::npos) << r.error().message;
+  for (const double bad : {std::nan(""), std::numeric_limits<double>::infinity(), -1.0, 2e9}) {
+    c = config(8);
+    c.time_limit_seconds = bad;
+    r = nq::solve(c);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.error().message.find("--time-limit"), std::string::npos) << r.error().message;
+  }
+  c = config(8);
+  c.threads = nq::kMaxThreads + 1;
+  EXPECT_FALSE(nq::solve(c).ok());
+  c = config(1'000'000);
+  c.memory_limit = 1'000'000;  // bytes: below what a million columns take
+  r = nq::solve(c);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("memory limit"), std::string::npos) << r.error().message;
+  c.memory_limit = nq::solve_memory_estimate(c);  // at the estimate: it runs
+  EXPECT_TRUE(nq::solve(c).ok());
+  EXPECT_FALSE(nq::solve_runs(config(8), 0).ok());
+}
+
+// What the estimate counts grows with n, the method's arrays and the attempts at once.
+TEST(Solve, MemoryEstimateFollowsTheArrays) {
+  const std::uint64_t qs4 = nq::solve_memory_estimate(config(100'000'000, SolveMethod::qs4, 1, 2));
+  const std::uint64_t plain =
+      nq::solve_memory_estimate(config(100'000'000, SolveMethod::qs4_plain, 1, 2));
+  EXPECT_GT(qs4, 400'000'000u);      // the permutation alone: 4 bytes a column
+  EXPECT_LT(qs4, 1'500'000'000u);    // one attempt (the threads split it), bitsets
+  EXPECT_GT(plain, 4'000'000'000u);  // two attempts with 32-bit counters per diagonal
+  EXPECT_LT(nq::solve_memory_estimate(config(1000)), 64u << 20);
 }
 
 TEST(Solve, CancelStops) {
@@ -345,6 +418,24 @@ TEST(Verify, PartsCheckedInParallelCatchClashesBetweenParts) {
       EXPECT_FALSE(check(bad[k], threads, many)) << k << " threads " << threads;
       EXPECT_EQ(many, one) << k << " threads " << threads;
     }
+  }
+}
+
+// An attempt told to stop before it begins does no work: every method's set-up passes (arrays
+// of gigabytes at its largest n) poll the signal too, not only its search loop. The textbook
+// QS4 had polled its repair only, and minconflict only after its set-up.
+TEST(Attempts, AnAttemptStoppedBeforeItBeginsDoesNoWork) {
+  const std::atomic<bool> cancelled{true};
+  nq::detail::StopSignal stop;
+  stop.cancel = &cancelled;
+  using nq::detail::AttemptOutcome;
+  const nq::detail::AttemptOptions o{200'000, 3, false, false, 0};
+  for (const auto attempt : {&nq::detail::qs4_attempt, &nq::detail::qs4_plain_attempt,
+                             &nq::detail::minconflict_attempt, &nq::detail::swap_attempt}) {
+    Permutation rows;
+    nq::detail::AttemptStats stats;
+    EXPECT_EQ(attempt(o, rows, stop, stats), AttemptOutcome::stopped);
+    EXPECT_EQ(stats.conflict_free + stats.repaired + stats.rescans, 0u);
   }
 }
 
