@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
+#include <vector>
 
 namespace nq {
 namespace {
@@ -45,7 +47,7 @@ TEST(Ldpc, ShapeWeightsAndFourCyclesAgainstBruteForce) {
     EXPECT_EQ(h->rows, std::uint64_t{c.J} * c.n);
     EXPECT_EQ(h->columns, std::uint64_t{c.K} * c.n);
     EXPECT_EQ(h->entries.size(), std::uint64_t{c.J} * c.K * c.n);
-    const LdpcCheck check = check_ldpc(*h);
+    const LdpcCheck check = check_ldpc(*h).value();
     EXPECT_EQ(check.min_row_weight, c.K);
     EXPECT_EQ(check.max_row_weight, c.K);
     EXPECT_EQ(check.min_column_weight, c.J);
@@ -103,7 +105,7 @@ TEST(Ldpc, BothLayoutsFourCyclesAgainstBruteForce) {
                           Case{11, 2, 5, 6, 3}, Case{13, 5, 2, 5, 6}, Case{25, 2, 3, 6, 6}}) {
       const auto h = ldpc_matrix(linear_modular(c.n, c.a, c.b), c.J, c.K, layout);
       ASSERT_TRUE(h.ok()) << h.error().message;
-      const LdpcCheck check = check_ldpc(*h);
+      const LdpcCheck check = check_ldpc(*h).value();
       EXPECT_EQ(check.min_row_weight, c.K);
       EXPECT_EQ(check.max_column_weight, c.J);
       EXPECT_EQ(check.four_cycles, brute_force_four_cycles(*h)) << "n = " << c.n;
@@ -115,14 +117,82 @@ TEST(Ldpc, BothLayoutsFourCyclesAgainstBruteForce) {
       EXPECT_EQ(check.girth_at_least_6(), !collide) << "n = " << c.n << " J = " << c.J;
     }
   const Permutation p = linear_modular(7, 3, 1);
-  EXPECT_TRUE(check_ldpc(*ldpc_matrix(p, 5, 2, LdpcLayout::kProduct)).girth_at_least_6());
-  EXPECT_FALSE(check_ldpc(*ldpc_matrix(p, 5, 2, LdpcLayout::kPaper)).girth_at_least_6());
+  EXPECT_TRUE(check_ldpc(*ldpc_matrix(p, 5, 2, LdpcLayout::kProduct))->girth_at_least_6());
+  EXPECT_FALSE(check_ldpc(*ldpc_matrix(p, 5, 2, LdpcLayout::kPaper))->girth_at_least_6());
+}
+
+// The 4-cycles from the shifts alone (ldpc_four_cycles) against the count on H's entries, for
+// every n prime to 6 up to 49 and every J, K up to min(n, 7), both layouts, on a modular
+// solution and on a permutation that is no solution at all (the criterion does not depend on
+// the permutation).
+TEST(Ldpc, FourCyclesFromTheShiftsMatchTheFullCountInEverySmallCase) {
+  std::size_t cases = 0, with_cycles = 0;
+  for (std::uint32_t n = 1; n <= 49; ++n) {
+    if (n % 2 == 0 || n % 3 == 0) continue;
+    Permutation reversed(n);
+    for (std::uint32_t i = 0; i < n; ++i) reversed[i] = n - 1 - i;
+    const Permutation modular = n >= 5 ? linear_modular(n, 2, 1) : reversed;
+    for (const LdpcLayout layout : {LdpcLayout::kProduct, LdpcLayout::kPaper})
+      for (std::uint64_t J = 1; J <= std::min<std::uint64_t>(n, 7); ++J)
+        for (std::uint64_t K = 1; K <= std::min<std::uint64_t>(n, 7); ++K)
+          for (const Permutation* p : {&modular, static_cast<const Permutation*>(&reversed)}) {
+            const auto h = ldpc_matrix(*p, J, K, layout);
+            ASSERT_TRUE(h.ok()) << h.error().message;
+            const std::uint64_t direct = count_four_cycles_directly(*h);
+            ASSERT_EQ(ldpc_four_cycles(*h), direct)
+                << "n = " << n << " J = " << J << " K = " << K
+                << (layout == LdpcLayout::kPaper ? " paper" : " product");
+            EXPECT_EQ(check_ldpc(*h)->four_cycles, direct);
+            ++cases;
+            with_cycles += direct > 0;
+          }
+  }
+  EXPECT_GT(with_cycles, 100u);  // not vacuous: many cases have 4-cycles
+  EXPECT_GT(cases, 2000u);
+  // And against the dense brute force where H is small enough for it.
+  const auto h = ldpc_matrix(linear_modular(25, 2, 3), 6, 6);
+  EXPECT_EQ(ldpc_four_cycles(*h), brute_force_four_cycles(*h));
+}
+
+// H written a part at a time (ldpc_shape, ldpc_entries in pieces, LdpcChecker) is the H of
+// ldpc_matrix, with the same check, whatever the pieces' sizes.
+TEST(Ldpc, PartsMakeTheWholeMatrixAndItsCheck) {
+  const Permutation p = linear_modular(13, 5, 2);
+  const auto whole = ldpc_matrix(p, 4, 6, LdpcLayout::kPaper);
+  ASSERT_TRUE(whole.ok());
+  const auto shape = ldpc_shape(13, 4, 6, LdpcLayout::kPaper);
+  ASSERT_TRUE(shape.ok());
+  EXPECT_TRUE(shape->entries.empty());
+  EXPECT_EQ(shape->ones, whole->entries.size());
+  for (const std::uint64_t piece : {1u, 7u, 13u, 100u, 1000u}) {
+    std::vector<LdpcEntry> all;
+    auto checker = LdpcChecker::make(*shape);
+    ASSERT_TRUE(checker.ok());
+    for (std::uint64_t first = 0; first < shape->ones; first += piece) {
+      std::vector<LdpcEntry> part;
+      ldpc_entries(p, *shape, first, piece, part);
+      checker.value().add(part.data(), part.size());
+      all.insert(all.end(), part.begin(), part.end());
+    }
+    EXPECT_EQ(all, whole->entries) << piece;
+    const LdpcCheck a = checker->result(), b = check_ldpc(*whole).value();
+    EXPECT_EQ(a.min_row_weight, b.min_row_weight);
+    EXPECT_EQ(a.max_column_weight, b.max_column_weight);
+    EXPECT_EQ(a.four_cycles, b.four_cycles);
+  }
+  // The weights are counted, not assumed: a one dropped shows.
+  auto broken = *whole;
+  broken.entries.pop_back();
+  EXPECT_EQ(check_ldpc(broken)->min_row_weight, 5u);
 }
 
 TEST(Ldpc, RefusesBadBlockCounts) {
   const Permutation p = linear_modular(5, 2, 0);
   EXPECT_FALSE(ldpc_matrix(p, 0, 3).ok());
   EXPECT_FALSE(ldpc_matrix(p, 2, 6).ok());
+  EXPECT_FALSE(ldpc_shape(10007, 100, 100).ok());  // 10^8 + ones
+  EXPECT_TRUE(ldpc_shape(10007, 99, 100).ok());
+  EXPECT_FALSE(ldpc_shape(5, 2, 2, static_cast<LdpcLayout>(9)).ok());
 }
 
 }  // namespace

@@ -279,6 +279,32 @@ TEST(LiteratureCli, LdpcPaperLayout) {
     expect_usage_error(bad);
 }
 
+// A time limit that ends an --ldpc run says so (not "no verified modular solution"), exit 1,
+// nothing written; so does one that ends the writing of H. --memory-limit refuses, before the
+// work, a run above it, naming what H's text would take.
+TEST(LiteratureCli, LdpcTimeAndMemoryLimits) {
+  const std::string file = temp_path("limited.mtx");
+  for (const char* n : {"13", "1009"}) {
+    const Outcome r = nqcount("solve --n " + std::string(n) +
+                              " --modular --ldpc 3,5 --time-limit 1e-6 --output " + file);
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("time limit of 0.000001 s reached"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(file));
+  }
+  const Outcome big =
+      nqcount("solve --n 1009 --modular --ldpc 80,80 --memory-limit 1M --output " + file);
+  EXPECT_EQ(big.status, 2);
+  EXPECT_EQ(std::count(big.err.begin(), big.err.end(), '\n'), 1) << big.err;
+  EXPECT_NE(big.err.find("of text, above the memory limit of"), std::string::npos) << big.err;
+  EXPECT_FALSE(std::filesystem::exists(file));
+  // The size the record gives is the file's.
+  const Outcome ok =
+      nqcount("solve --n 101 --modular --ldpc 9,11 --seed 1 --json --output " + file);
+  ASSERT_EQ(ok.status, 0) << ok.err;
+  EXPECT_EQ(nlohmann::json::parse(ok.out)["bytes"], std::filesystem::file_size(file));
+}
+
 // The paper's Figure 3 ends a run when its counter of failed tries passes L: n = 2 (no
 // solution) with L = 5 examines 6 neighbours.
 TEST(LiteratureCli, BlnqEndsAfterLPlusOneFailuresInARow) {
