@@ -268,6 +268,10 @@ std::vector<OptionRow> option_table(Args& a) {
        "written as --inc is"},
       {"edit", "--json", &a.edit.json, "print the result as one JSON object"},
       board_size("orbits", &a.orbits.n, 1, kMaxOrbitsN),
+      {"orbits", "-t,--threads", &a.orbits.threads,
+       "worker threads, at most 4096 (default: every hardware thread); the orbits, the report "
+       "and the growth graph are the same at any count",
+       std::pair{1LL, max_threads}},
       {"orbits",
        "--method",
        &a.orbits.method,

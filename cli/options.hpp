@@ -105,6 +105,7 @@ struct EditArgs {
 
 struct OrbitsArgs {
   int n = 0;
+  int threads = 0;  // 0: every hardware thread
   std::string method = "enumerate";
   std::string graph;  // --method algebraic: the growth graph, DOT (JSON for *.json)
   bool json = false;

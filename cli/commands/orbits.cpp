@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/threads.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/io/output.hpp"
 #include "cli/io/output_file.hpp"
@@ -92,6 +93,7 @@ int run_orbits(const OrbitsArgs& args) {
   AlgebraicOrbits grown;
   std::vector<GrowthEdge> edges;
   std::unique_ptr<OutputFile> graph;
+  warn_if_oversubscribed(args.threads);
   if (!args.graph.empty()) {
     if (!algebraic) {
       print_error("--graph draws the algebraic growth: use it with --method algebraic");
@@ -109,7 +111,7 @@ int run_orbits(const OrbitsArgs& args) {
     }
   }
   if (algebraic) {
-    auto a = algebraic_orbits(n, graph ? &edges : nullptr);
+    auto a = algebraic_orbits(n, graph ? &edges : nullptr, args.threads);
     if (!a) {
       print_error(a.error().message);
       return 2;
@@ -117,7 +119,7 @@ int run_orbits(const OrbitsArgs& args) {
     grown = std::move(a.value());
     orbits = grown.orbits;
   } else {
-    auto e = enumerate_orbits(n);
+    auto e = enumerate_orbits(n, args.threads);
     if (!e) {
       print_error(e.error().message);
       return 2;
@@ -126,7 +128,7 @@ int run_orbits(const OrbitsArgs& args) {
   }
   bool matches = true;
   if (algebraic) {
-    auto e = enumerate_orbits(n);
+    auto e = enumerate_orbits(n, args.threads);
     if (!e) {
       print_error(e.error().message);
       return 2;
@@ -156,6 +158,7 @@ int run_orbits(const OrbitsArgs& args) {
     nlohmann::json j;
     j["n"] = n;
     j["method"] = args.method;
+    j["threads"] = resolve_threads(args.threads);
     j["count"] = orbits.size();
     j["total"] = total;
     j["sizes"] = {{"1", by_size[1]}, {"2", by_size[2]}, {"4", by_size[4]}, {"8", by_size[8]}};

@@ -340,7 +340,17 @@ std::optional<Error> check_queen(const Perm& p, int row2, int col2) {
 
 }  // namespace
 
+namespace {
+Expected<Perm> apply_edit_unguarded(const Perm& p, const Edit& e);
+}  // namespace
+
 Expected<Perm> apply_edit(const Perm& p, const Edit& e) {
+  return errors_as_values([&] { return apply_edit_unguarded(p, e); });
+}
+
+namespace {
+
+Expected<Perm> apply_edit_unguarded(const Perm& p, const Edit& e) {
   const int n = static_cast<int>(p.size());
   if (!is_permutation(p)) return Error{"the permutation is not a permutation of 1..n"};
   switch (e.kind) {
@@ -359,5 +369,7 @@ Expected<Perm> apply_edit(const Perm& p, const Edit& e) {
   }
   return Error{"unknown edit"};
 }
+
+}  // namespace
 
 }  // namespace nq

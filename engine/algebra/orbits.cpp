@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "base/threads.hpp"
 #include "kernels/enumerate.hpp"
 
 namespace nq {
@@ -72,7 +73,9 @@ void insert_into(const int* base, int base_n, int row_gap, int col_gap, int* out
 
 }  // namespace
 
-Expected<std::vector<Orbit>> enumerate_orbits(int n) {
+namespace {
+
+Expected<std::vector<Orbit>> enumerate_in_arena(int n) {
   if (auto ok = check_n(n, kMaxOrbitsN, "orbit enumeration"); !ok) return ok.error();
   // A canonical solution is no greater than its complement (po4), so its first queen stands in
   // the lower half: p[0] <= n-1-p[0]. Each allowed first row is one task; the tasks' lists are
@@ -99,8 +102,6 @@ Expected<std::vector<Orbit>> enumerate_orbits(int n) {
                std::make_move_iterator(part.end()));
   return all;
 }
-
-namespace {
 
 // Every solution one Mov away from p (n queens): Mov(queen, gaps) = Inc of the gaps, shifted
 // into the frame without the queen, after Del of the queen. In that frame two neighbouring gaps
@@ -179,14 +180,12 @@ std::uint64_t double_moves(const Perm& p, Offer&& offer) {
   return steps;
 }
 
-}  // namespace
-
-Expected<AlgebraicOrbits> algebraic_orbits(int n, std::vector<GrowthEdge>* growth) {
+Expected<AlgebraicOrbits> algebraic_in_arena(int n, std::vector<GrowthEdge>* growth) {
   if (auto ok = check_n(n, kMaxAlgebraicN, "the algebraic orbit search"); !ok) return ok.error();
   AlgebraicOrbits result;
   constexpr int kBase = 4;
   if (n <= kBase) {
-    auto base = enumerate_orbits(n);
+    auto base = enumerate_in_arena(n);
     if (!base) return base.error();
     result.orbits = std::move(base.value());
     result.base = result.orbits;
@@ -197,7 +196,7 @@ Expected<AlgebraicOrbits> algebraic_orbits(int n, std::vector<GrowthEdge>* growt
     result.levels.push_back(level);
     return result;
   }
-  auto below = algebraic_orbits(n - 1, growth);
+  auto below = algebraic_in_arena(n - 1, growth);
   if (!below) return below.error();
   result.levels = std::move(below.value().levels);
   result.base = std::move(below.value().base);
@@ -284,6 +283,30 @@ Expected<AlgebraicOrbits> algebraic_orbits(int n, std::vector<GrowthEdge>* growt
   level.orbits = result.orbits.size();
   result.levels.push_back(level);
   return result;
+}
+
+// f() on `threads` threads (0: every hardware thread), in an arena of its own, and an Error for
+// anything it threw (memory or a thread the system refused).
+template <class F>
+auto on_threads(const char* what, int threads, F&& f) -> decltype(f()) {
+  if (threads < 0 || threads > kMaxThreads)
+    return Error{std::string(what) + ": threads must be between 1 and " +
+                 std::to_string(kMaxThreads) + " (or 0: every hardware thread), not " +
+                 std::to_string(threads)};
+  return errors_as_values([&]() -> decltype(f()) {
+    CallArena arena(threads);  // within the host's TBB cap (base/threads.hpp)
+    return arena.execute(f);
+  });
+}
+
+}  // namespace
+
+Expected<std::vector<Orbit>> enumerate_orbits(int n, int threads) {
+  return on_threads("orbits", threads, [&] { return enumerate_in_arena(n); });
+}
+
+Expected<AlgebraicOrbits> algebraic_orbits(int n, std::vector<GrowthEdge>* growth, int threads) {
+  return on_threads("orbits", threads, [&] { return algebraic_in_arena(n, growth); });
 }
 
 SignatureCheck check_signatures(const std::vector<Orbit>& orbits) {

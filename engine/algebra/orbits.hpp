@@ -22,8 +22,9 @@ struct Orbit {
 
 // Every orbit, from the solutions the bitboard enumeration (kernels/enumerate.hpp) yields in
 // lexicographic order: a solution is kept when it is the least of its images. The list comes
-// out sorted by canonical form.
-Expected<std::vector<Orbit>> enumerate_orbits(int n);
+// out sorted by canonical form, the same at any thread count. `threads`: 0 is every hardware
+// thread. Errors: n out of range, a bad thread count, memory or a thread the system refused.
+Expected<std::vector<Orbit>> enumerate_orbits(int n, int threads = 0);
 
 // One level of the algebraic growth: the orbits of n from those of n - 1.
 struct AlgebraicLevel {
@@ -69,7 +70,9 @@ struct GrowthEdge {
   // position is k + 0.5), applied to `from` itself (its canonical form).
   int row_gap = -1, col_gap = -1;
 };
-Expected<AlgebraicOrbits> algebraic_orbits(int n, std::vector<GrowthEdge>* growth = nullptr);
+// The result and the edges are the same at any thread count. Errors as enumerate_orbits'.
+Expected<AlgebraicOrbits> algebraic_orbits(int n, std::vector<GrowthEdge>* growth = nullptr,
+                                           int threads = 0);
 
 // The paper's claim checked on a list of orbits: every member of an orbit has the orbit's
 // signature (a theorem: a failure would be a bug), and different orbits have different

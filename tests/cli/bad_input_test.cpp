@@ -114,6 +114,7 @@ const std::vector<Cmd>& table() {
         {"--json", Kind::flag, ""}}},
       {"orbits",
        {{"--n", Kind::integer, "6", true},
+        {"--threads", Kind::integer, "1"},
         {"--method", Kind::word, "enumerate"},
         {"--graph", Kind::path, "growth.dot"},
         {"--json", Kind::flag, ""}}},

@@ -384,6 +384,23 @@ TEST(LiteratureCli, OrbitGrowthGraph) {
   expect_usage_error("orbits --n 7 --graph " + temp_path("x.dot"));
 }
 
+// docs/literature.md says the growth graph does not depend on the thread count: orbits takes
+// --threads, and the graph, the orbits and the report are the same on 1 thread and on 3.
+TEST(LiteratureCli, OrbitGrowthGraphIsTheSameAtAnyThreadCount) {
+  const std::string one = temp_path("g1.json"), three = temp_path("g3.json");
+  const Outcome a = nqcount("orbits --n 8 --method algebraic --json --threads 1 --graph " + one);
+  const Outcome b = nqcount("orbits --n 8 --method algebraic --json --threads 3 --graph " + three);
+  ASSERT_EQ(a.status, 0) << a.err;
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_EQ(read_file(one), read_file(three));
+  auto ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
+  EXPECT_EQ(ja["threads"], 1);
+  EXPECT_EQ(jb["threads"], 3);
+  EXPECT_EQ(ja["orbits"], jb["orbits"]);
+  EXPECT_EQ(ja["levels"], jb["levels"]);
+  EXPECT_EQ(nqcount("orbits --n 8 --threads 1").out, nqcount("orbits --n 8 --threads 2").out);
+}
+
 // The base orbits are nodes even where no edge names them: n = 4 (2,4,1,3) and n = 1 (1) have
 // no growth above the base, n = 2, 3 no orbit; from n = 5 on the base is the source of edges.
 TEST(LiteratureCli, OrbitGrowthGraphHoldsTheBase) {
