@@ -397,20 +397,25 @@ void write_completion(std::ostream& out, const std::vector<OptionRow>& rows) {
          "# enumerated options. Written by nqcount-docgen from nqcount's options table; do not\n"
          "# edit. Plain bash (complete -F): it works sourced on its own or loaded by\n"
          "# bash-completion.\n\n"
-         "# _nqcount_options COMMAND: the options of COMMAND, and the parser's own.\n"
+         "# _nqcount_options COMMAND: the options of COMMAND, and the parser's own (every command\n"
+         "# takes --help and --version).\n"
          "_nqcount_options() {\n"
          "  case $1 in\n";
+  std::vector<std::string> with_argument;  // commands that take a positional argument (a file)
   for (const std::string& name : names) {
     std::vector<std::string> flags;
     for (const OptionRow& row : rows)
       if (name == row.command && !positional(row))
         for (const std::string& f : spellings(row)) flags.push_back(f);
+      else if (name == row.command &&
+               std::find(with_argument.begin(), with_argument.end(), name) == with_argument.end())
+        with_argument.push_back(name);
     out << "    " << shell_word(name) << ") echo \"" << join(flags) << " --help --version\" ;;\n";
   }
   out << "  esac\n}\n\n"
          "# _nqcount_value COMMAND OPTION WORD: fills COMPREPLY with the values of OPTION that\n"
-         "# start with WORD (an enumerated option: its words; a number: none; any other text:\n"
-         "# file names); 1 if OPTION takes no value.\n"
+         "# start with WORD (an enumerated option: its words; a file: file names; a number or any\n"
+         "# other text: none, or the words the table suggests); 1 if OPTION takes no value.\n"
          "_nqcount_value() {\n"
          "  case \"$1 $2\" in\n";
   std::vector<std::string> numbers, texts;
@@ -424,11 +429,11 @@ void write_completion(std::ostream& out, const std::vector<OptionRow>& rows) {
       if (!pattern.empty()) pattern += " | ";
       pattern += c;
     }
-    if (!row.choices.empty())
+    if (!row.choices.empty() || !row.hints.empty())
       out << "    " << pattern << ")\n      mapfile -t COMPREPLY < <(compgen -W \""
-          << join(row.choices) << "\" -- \"$3\") ;;\n";
+          << join(row.choices.empty() ? row.hints : row.choices) << "\" -- \"$3\") ;;\n";
     else
-      (std::holds_alternative<std::string*>(row.target) ? texts : numbers).push_back(pattern);
+      (row.file ? texts : numbers).push_back(pattern);
   }
   auto alternatives = [](const std::vector<std::string>& patterns) {
     std::string all;
@@ -441,12 +446,14 @@ void write_completion(std::ostream& out, const std::vector<OptionRow>& rows) {
   out << "    " << alternatives(numbers) << ")\n      COMPREPLY=() ;;\n"
       << "    " << alternatives(texts) << ")\n"
       << "      mapfile -t COMPREPLY < <(compgen -f -- \"$3\")\n"
-         "      compopt -o filenames 2>/dev/null ;;\n"
+         "      compopt -o filenames 2>/dev/null\n      return 0 ;;\n"
          "    *) return 1 ;;\n"
          "  esac\n}\n\n"
-         "# _nqcount_complete COMMAND: fills COMPREPLY for the word being completed.\n"
+         "# _nqcount_complete COMMAND [WORDS]: fills COMPREPLY for the word being completed: an\n"
+         "# option's value, else COMMAND's options and WORDS (a command's file argument: file\n"
+         "# names).\n"
          "_nqcount_complete() {\n"
-         "  local cmd=$1 cur=${COMP_WORDS[COMP_CWORD]} prev=\n"
+         "  local cmd=$1 extra=${2:-} cur=${COMP_WORDS[COMP_CWORD]} prev=\n"
          "  ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}\n"
          "  # --option=value: bash splits the word at the '='.\n"
          "  if [[ $cur == = ]]; then\n"
@@ -455,15 +462,20 @@ void write_completion(std::ostream& out, const std::vector<OptionRow>& rows) {
          "    prev=${COMP_WORDS[COMP_CWORD - 2]}\n"
          "  fi\n"
          "  if [[ $prev == -* ]] && _nqcount_value \"$cmd\" \"$prev\" \"$cur\"; then return 0; fi\n"
-         "  if [[ $cur == -* ]]; then\n"
-         "    mapfile -t COMPREPLY < <(compgen -W \"$(_nqcount_options \"$cmd\")\" -- \"$cur\")\n"
-         "  else  # an argument (simulate's STATS file)\n"
-         "    mapfile -t COMPREPLY < <(compgen -f -- \"$cur\")\n"
-         "    compopt -o filenames 2>/dev/null\n"
-         "  fi\n"
+      << (with_argument.empty() ? std::string()
+                                : "  case $cmd in\n    " + join(with_argument, " | ") +
+                                      ")\n"
+                                      "      if [[ $cur != -* ]]; then\n"
+                                      "        mapfile -t COMPREPLY < <(compgen -f -- \"$cur\")\n"
+                                      "        compopt -o filenames 2>/dev/null\n"
+                                      "        return 0\n"
+                                      "      fi ;;\n"
+                                      "  esac\n")
+      << "  mapfile -t COMPREPLY < <(compgen -W \"$(_nqcount_options \"$cmd\") $extra\" -- "
+         "\"$cur\")\n"
          "  return 0\n"
          "}\n\n"
-         "# nqcount [COMMAND] [OPTIONS]: the first word is a command, or count's.\n"
+         "# nqcount [COMMAND] [OPTIONS]: the first word is a command, or one of count's options.\n"
          "_nqcount() {\n"
          "  COMPREPLY=()\n"
          "  if ((COMP_CWORD == 1)) && [[ ${COMP_WORDS[1]} != -* ]]; then\n"
@@ -480,19 +492,20 @@ void write_completion(std::ostream& out, const std::vector<OptionRow>& rows) {
          "  esac\n"
          "}\n\n"
          "# nqcount-mpi ["
+      << shell_word(kMpiCommand) << "] [OPTIONS]: count's options, and first the word "
       << shell_word(kMpiCommand)
-      << "] [OPTIONS]\n"
+      << " too.\n"
          "_nqcount_mpi() {\n"
          "  COMPREPLY=()\n"
-         "  if ((COMP_CWORD == 1)) && [[ -n ${COMP_WORDS[1]} && ${COMP_WORDS[1]} != -* ]]; then\n"
-         "    mapfile -t COMPREPLY < <(compgen -W \""
-      << kMpiCommand
-      << "\" -- \"${COMP_WORDS[1]}\")\n"
-         "    return 0\n"
-         "  fi\n"
-         "  _nqcount_complete "
+         "  if ((COMP_CWORD == 1)); then\n"
+         "    _nqcount_complete "
+      << kMpiCommand << " " << kMpiCommand
+      << "\n"
+         "  else\n"
+         "    _nqcount_complete "
       << kMpiCommand
       << "\n"
+         "  fi\n"
          "}\n\n"
          "complete -F _nqcount nqcount\n"
          "complete -F _nqcount_mpi nqcount-mpi\n";

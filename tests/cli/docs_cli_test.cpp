@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "cli/commands/commands.hpp"
@@ -87,6 +88,7 @@ std::set<std::string> complete(const std::string& function, const std::vector<st
   return offered;
 }
 
+// A command's options as the completion offers them: its rows, --help and --version.
 std::set<std::string> options_of(const std::string& command) {
   std::set<std::string> words{"--help", "--version"};
   for (const cli::OptionRow& row : rows())
@@ -219,6 +221,9 @@ TEST(Completion, ScriptIsBashAndRegistersBothPrograms) {
 TEST(Completion, CompletesAnOption) {
   require_tool("bash");
   EXPECT_EQ(complete("_nqcount", {"nqcount", "--ker"}), std::set<std::string>{"--kernel"});
+  EXPECT_EQ(complete("_nqcount", {"nqcount", "--vers"}), std::set<std::string>{"--version"});
+  EXPECT_EQ(complete("_nqcount_mpi", {"nqcount-mpi", "--vers"}),
+            std::set<std::string>{"--version"});
   EXPECT_EQ(complete("_nqcount", {"nqcount", "solve", "--mod"}),
             std::set<std::string>{"--modular"});
   EXPECT_EQ(complete("_nqcount_mpi", {"nqcount-mpi", "--ker"}), std::set<std::string>{"--kernel"});
@@ -260,6 +265,66 @@ TEST(Completion, EveryOptionAndEveryValueOfTheTable) {
     }
   }
   EXPECT_EQ(complete("_nqcount_mpi", {"nqcount-mpi", "-"}), options_of(cli::kMpiCommand));
+  EXPECT_EQ(complete("_nqcount_mpi", {"nqcount-mpi", "count", "-"}), options_of(cli::kMpiCommand));
+}
+
+// --version is offered where the parser takes it, and the parser takes it where it is offered:
+// after every command, and among count's options where the command is left out.
+TEST(Completion, VersionWhereverTheParserTakesIt) {
+  require_tool("bash");
+  const std::string version = nqcount("--version").out;
+  ASSERT_FALSE(version.empty());
+  for (const cli::Command& c : cli::commands()) {
+    EXPECT_EQ(complete("_nqcount", {"nqcount", c.name, "--vers"}),
+              std::set<std::string>{"--version"})
+        << c.name;
+    const Outcome r = nqcount(std::string(c.name) + " --version");
+    EXPECT_EQ(r.status, 0) << c.name << ": " << r.err;
+    EXPECT_EQ(r.out, version) << c.name;
+  }
+  EXPECT_EQ(complete("_nqcount", {"nqcount", "-"}), options_of("count"));
+  EXPECT_EQ(nqcount("--n 8 --version").out, version);
+}
+
+// A word that is no option's value, after a command without a file argument, is one of its
+// options, never a file name; nqcount-mpi's first word is its command or an option.
+TEST(Completion, PlainWordsAreOptionsUnlessTheCommandTakesAFile) {
+  require_tool("bash");
+  const std::vector<cli::OptionRow> table = rows();
+  for (const cli::Command& c : cli::commands()) {
+    const std::set<std::string> offered = complete("_nqcount", {"nqcount", c.name, ""});
+    const bool takes_file = std::any_of(table.begin(), table.end(), [&](const cli::OptionRow& r) {
+      return c.name == std::string(r.command) && positional(r);
+    });
+    EXPECT_EQ(offered, takes_file ? std::set<std::string>{"a-file"} : options_of(c.name)) << c.name;
+  }
+  std::set<std::string> mpi = options_of(cli::kMpiCommand);
+  mpi.insert(cli::kMpiCommand);
+  EXPECT_EQ(complete("_nqcount_mpi", {"nqcount-mpi", ""}), mpi);
+  EXPECT_EQ(complete("_nqcount_mpi", {"nqcount-mpi", "c"}), std::set<std::string>{"count"});
+}
+
+// A text value completes to the table's hints (--budget: n2, 3n), to file names where the row
+// takes a file, and to nothing else (--perm, --memory-limit: no file names).
+TEST(Completion, TextValuesOfferTheirHintsOrFilesOnly) {
+  require_tool("bash");
+  EXPECT_EQ(complete("_nqcount", {"nqcount", "solve", "--budget", ""}),
+            (std::set<std::string>{"n2", "3n"}));
+  EXPECT_EQ(complete("_nqcount", {"nqcount", "solve", "--budget", "=", "3"}),
+            (std::set<std::string>{"3n"}));
+  std::size_t texts = 0;
+  for (const cli::OptionRow& row : rows()) {
+    if (positional(row) || !std::holds_alternative<std::string*>(row.target) ||
+        !row.choices.empty())
+      continue;
+    ++texts;
+    std::set<std::string> want(row.hints.begin(), row.hints.end());
+    if (row.file) want.insert("a-file");
+    for (const std::string& flag : spellings(row))
+      EXPECT_EQ(complete("_nqcount", {"nqcount", row.command, flag, ""}), want)
+          << row.command << " " << flag;
+  }
+  EXPECT_GT(texts, 5u);
 }
 
 // A number takes no file name; a text without words to choose from does (--output FILE).
