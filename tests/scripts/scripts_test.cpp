@@ -184,6 +184,20 @@ TEST(EstimateCoverage, OneRowABoardAndBadOptionsAreOneErrorLine) {
   }
 }
 
+// scripts/solve-stop-check refuses bad options with one line and exit 2, before it runs anything
+// (the check itself takes a minute and gigabytes: it is run by hand, docs/solve.md).
+TEST(SolveStopCheck, BadOptionsAreOneErrorLine) {
+  for (const std::string args : {"--bogus", "--methods qs5", "--threads 0", "--threads two",
+                                 "--delay", "--delay x", "--limit -1", "--slack 1s"}) {
+    const Outcome r =
+        shell("NQCOUNT=" NQCOUNT_BIN " " NQ_SOURCE_DIR "/scripts/solve-stop-check " + args);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(r.err.rfind("nqcount: error: solve-stop-check: ", 0), 0u) << args << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << args;
+  }
+}
+
 // scripts/doc-examples on a small repository of its own: a README.md, a docs/ page and a source
 // file whose comment names a section.
 std::string doc_fixture(const std::string& name, const std::string& readme,
