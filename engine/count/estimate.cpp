@@ -1,13 +1,12 @@
+// The estimate (estimate.hpp) as a sequence of stages (estimate_stages.hpp): here the config's
+// check, the plan and its strata, the intervals, the memory and the replay, and the sequence;
+// drawing and timing the sample in estimate_sample.cpp, the check in estimate_check.cpp.
 #include "engine/count/estimate.hpp"
 
-#include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_sort.h>
-#include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <numeric>
 #include <random>
 #include <string>
@@ -16,6 +15,7 @@
 #include "base/threads.hpp"
 #include "engine/count/cost.hpp"
 #include "engine/count/count.hpp"
+#include "engine/count/estimate_stages.hpp"
 #include "engine/count/memory.hpp"
 #include "engine/count/plan.hpp"
 #include "engine/count/schedule.hpp"
@@ -23,75 +23,11 @@
 #include "kernels/kernels.hpp"
 
 namespace nq {
-namespace {
-
-constexpr int kMaxStrata = 32;
-// Draws a stratum holds at --samples' count: four, not two. With two, each stratum's variance is
-// known to one degree of freedom, and the subproblems' solutions over their estimated cost are
-// skewed enough that the 95% interval of Q(n) then missed 15 times in 100 seeds at n = 21; with
-// four it missed 5, and came out narrower (perf/results/log.md).
-constexpr int kDrawsPerStratum = 4;
-constexpr double kZ95 = 1.959964;
-// The timing passes after the first are gathered into this many blocks of the window, each a
-// measure of the machine's speed (draws_per_pass cuts passes longer than a block).
-constexpr int kSpeedBlocks = 8;
-
-// One stratum: positions [begin, end) of the tasks sorted by cost, and their total cost.
-struct Stratum {
-  std::size_t begin = 0, end = 0;
-  double cost = 0;
-};
-
-// A drawn subproblem: its rank and the probability of drawing it, relative to its stratum
-// (its estimated cost over the stratum's).
-struct Draw {
-  std::uint64_t rank = 0;
-  std::uint64_t part = 0;  // its piece of the rank (Plan::parts)
-  double cost = 0;         // its estimated cost (the cost model's)
-  double share = 0;
-  int stratum = 0;
-  std::vector<double> seconds;  // its estimated seconds, one per timing pass
-  double solutions = 0;         // weighted
-  bool within = false;          // only some of its chunk pairs counted
-  double spent = 0;             // CPU seconds this draw took
-  // Its estimated seconds over every pass.
-  double mean_seconds() const {
-    return std::accumulate(seconds.begin(), seconds.end(), 0.0) /
-           static_cast<double>(seconds.size());
-  }
-};
-
-// The two-sided 95% quantile of Student's t with `df` degrees of freedom (the normal's from 30):
-// with few draws per stratum the standard error is itself uncertain.
-double t95(int df) {
-  static constexpr double kT[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
-                                  2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
-                                  2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-                                  2.060,  2.056, 2.052, 2.048, 2.045};
-  return df >= 1 && df <= 29 ? kT[df - 1] : kZ95;
-}
-
-// Satterthwaite's degrees of freedom of a sum of independent variance estimates v_h, each with
-// d_h degrees of freedom: (sum v_h)^2 / sum (v_h^2 / d_h), given as the variance and
-// `spread` = sum v_h^2 / d_h; at least 1, at most `most` (the d_h summed). A variance of 0 (every
-// draw alike) keeps `most`.
-int effective_df(double variance, double spread, int most) {
-  if (!(spread > 0) || !(variance > 0)) return std::max(most, 1);
-  return std::clamp(static_cast<int>(variance * variance / spread), 1, std::max(most, 1));
-}
-
-// Both estimates (seconds, solutions) are never negative, and neither is their interval.
-Interval interval(double value, double variance, int df) {
-  const double half = t95(df) * std::sqrt(std::max(variance, 0.0));
-  return {value, std::max(0.0, value - half), value + half};
-}
-
-}  // namespace
 
 std::size_t draws_per_pass(std::size_t draws, int threads, double pass_seconds, double window) {
-  if (draws == 0 || !(pass_seconds * kSpeedBlocks > window)) return draws;
+  if (draws == 0 || !(pass_seconds * detail::kSpeedBlocks > window)) return draws;
   const double part =
-      std::ceil(static_cast<double>(draws) * window / (kSpeedBlocks * pass_seconds));
+      std::ceil(static_cast<double>(draws) * window / (detail::kSpeedBlocks * pass_seconds));
   const std::size_t least =
       std::min<std::size_t>(draws, static_cast<std::size_t>(std::max(1, threads)));
   return std::clamp(static_cast<std::size_t>(std::max(part, 1.0)), least, draws);
@@ -142,6 +78,38 @@ PassSpeeds pass_speeds(const std::vector<double>& weights,
 }
 
 Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
+  const auto join = detail::checked_join(config);
+  if (!join) return join.error();
+  const auto start = detail::EstimateClock::now();
+  CallArena arena(config.threads);  // within what the host allows TBB (base/threads.hpp)
+  const Plan plan = detail::estimate_plan(config);
+  const detail::SamplingFrame frame = detail::sampling_frame(plan, config.samples, arena);
+  const detail::Sampler sampler{**join,
+                                plan,
+                                frame,
+                                detail::cost_probe_rows(config.n),
+                                static_cast<std::uint64_t>(config.pieces),
+                                config.seed};
+  detail::Sample sample =
+      detail::draw_sample(sampler, config.samples, config.seconds, start, arena);
+  const detail::Timings timings = detail::time_again(sampler, sample, config.spread, arena);
+  EstimateResult r;
+  detail::describe_sample(plan, frame, sample, timings, r);
+  detail::estimate_intervals(sample.draws, frame.strata.size(), timings, r);
+  detail::estimate_plan_memory(plan, r);
+  detail::replay(config, plan, frame, sample.draws, r.core_seconds.value, r);
+  if (config.check > 0) detail::check_kernels(sampler, config, arena, r);
+  r.seconds = detail::seconds_since(start);
+  return r;
+}
+
+namespace detail {
+
+double seconds_since(EstimateClock::time_point t) {
+  return std::chrono::duration<double>(EstimateClock::now() - t).count();
+}
+
+Expected<const Kernel*> checked_join(const EstimateConfig& config) {
   const int n = config.n;
   if (n < 4 || n > kMaxN)
     return Error{"n must be between 4 and " + std::to_string(kMaxN) + ", got " + std::to_string(n)};
@@ -166,213 +134,126 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
                  std::to_string(config.check_rows)};
   const Kernel* join = find_kernel("join");
   if (!join || !join->supported()) return Error{"the join kernel cannot run here"};
-  const auto start = std::chrono::steady_clock::now();
-  // Wall seconds since t.
-  const auto since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-  };
-  CallArena arena(config.threads);  // within what the host allows TBB (base/threads.hpp)
-  const int threads = arena.threads();
+  return join;
+}
 
-  // A cluster's plan is cut as nqcount-mpi cuts it for all its threads.
-  const std::uint64_t all_threads = static_cast<std::uint64_t>(std::max(config.ranks, 1)) *
-                                    static_cast<std::uint64_t>(config.procs);
-  const Plan plan = plan_rowsplit(n, false, {},
-                                  config.ranks == 0      ? 0
-                                  : config.min_tasks > 0 ? config.min_tasks
-                                                         : cluster_plan_tasks(n, all_threads));
-  const int probe = detail::cost_probe_rows(n);
-  std::vector<std::uint64_t> costs;
-  arena.execute([&] { costs = estimate_costs(plan); });
+std::uint64_t cluster_threads(const EstimateConfig& config) {
+  return static_cast<std::uint64_t>(std::max(config.ranks, 1)) *
+         static_cast<std::uint64_t>(config.procs);
+}
+
+Plan estimate_plan(const EstimateConfig& config) {
+  return plan_rowsplit(config.n, false, {},
+                       config.ranks == 0 ? 0
+                       : config.min_tasks > 0
+                           ? config.min_tasks
+                           : cluster_plan_tasks(config.n, cluster_threads(config)));
+}
+
+SamplingFrame sampling_frame(const Plan& plan, int samples, CallArena& arena) {
+  SamplingFrame f;
+  arena.execute([&] { f.costs = estimate_costs(plan); });
   // Tasks by cost (ascending), those with none (no representative rank) left out.
-  std::vector<std::uint32_t> sorted;
-  sorted.reserve(costs.size());
-  for (std::size_t i = 0; i < costs.size(); ++i)
-    if (costs[i] > 0) sorted.push_back(static_cast<std::uint32_t>(i));
+  f.sorted.reserve(f.costs.size());
+  for (std::size_t i = 0; i < f.costs.size(); ++i)
+    if (f.costs[i] > 0) f.sorted.push_back(static_cast<std::uint32_t>(i));
+  const std::vector<std::uint64_t>& costs = f.costs;
   arena.execute([&] {
-    tbb::parallel_sort(sorted.begin(), sorted.end(), [&](std::uint32_t a, std::uint32_t b) {
+    tbb::parallel_sort(f.sorted.begin(), f.sorted.end(), [&](std::uint32_t a, std::uint32_t b) {
       return costs[a] != costs[b] ? costs[a] < costs[b] : a < b;
     });
   });
-  std::vector<double> prefix(sorted.size() + 1, 0);  // cost of sorted positions [0, k)
-  for (std::size_t k = 0; k < sorted.size(); ++k)
-    prefix[k + 1] = prefix[k] + static_cast<double>(costs[sorted[k]]);
-  const double total_cost = prefix.back();
+  f.prefix.assign(f.sorted.size() + 1, 0);
+  for (std::size_t k = 0; k < f.sorted.size(); ++k)
+    f.prefix[k + 1] = f.prefix[k] + static_cast<double>(costs[f.sorted[k]]);
+  f.strata = cut_strata(f.prefix, std::clamp(samples / kDrawsPerStratum, 1, kMaxStrata));
+  return f;
+}
 
-  // Strata of about equal estimated cost, kDrawsPerStratum draws each (at least two).
-  const int wanted = std::clamp(config.samples / kDrawsPerStratum, 1, kMaxStrata);
+std::vector<Stratum> cut_strata(const std::vector<double>& prefix, int wanted) {
+  const std::size_t positions = prefix.size() - 1;
+  const double total_cost = prefix.back();
   std::vector<Stratum> strata;
-  for (std::size_t b = 0; b < sorted.size();) {
+  for (std::size_t b = 0; b < positions;) {
     const double goal = total_cost * static_cast<double>(strata.size() + 1) / wanted;
     std::size_t e = static_cast<std::size_t>(
         std::lower_bound(prefix.begin() + static_cast<std::ptrdiff_t>(b) + 1, prefix.end(), goal) -
         prefix.begin());
-    e = std::clamp<std::size_t>(e, b + 1, sorted.size());
-    if (static_cast<int>(strata.size()) + 1 == wanted) e = sorted.size();
+    e = std::clamp<std::size_t>(e, b + 1, positions);
+    if (static_cast<int>(strata.size()) + 1 == wanted) e = positions;
     strata.push_back({b, e, prefix[e] - prefix[b]});
     b = e;
   }
+  return strata;
+}
 
-  std::mt19937_64 rng(config.seed ^ (static_cast<std::uint64_t>(n) << 56));
-  auto draw_from = [&](int h) {
-    const Stratum& s = strata[static_cast<std::size_t>(h)];
-    std::uniform_real_distribution<double> u(prefix[s.begin], prefix[s.end]);
-    std::size_t k = static_cast<std::size_t>(
-        std::upper_bound(prefix.begin() + static_cast<std::ptrdiff_t>(s.begin) + 1,
-                         prefix.begin() + static_cast<std::ptrdiff_t>(s.end) + 1, u(rng)) -
-        prefix.begin() - 1);
-    k = std::min(k, s.end - 1);
-    const std::uint32_t task = sorted[k];
-    // One of the task's representative ranks, by its own cost.
-    std::vector<std::pair<std::uint64_t, double>> ranks;
-    double sum = 0;
-    for (std::uint64_t r = plan.first_rank(task); r < plan.end_rank(task); ++r)
-      if (const detail::RowSplitKey key = detail::rowsplit_key(n, r); key.weight != 0) {
-        const auto c = static_cast<double>(
-            detail::estimate_join_cost(detail::rowsplit_task_part(plan, task, key), probe));
-        ranks.emplace_back(r, c);
-        sum += c;
-      }
-    std::uniform_real_distribution<double> v(0, sum);
-    double x = v(rng);
-    std::size_t pick = 0;
-    while (pick + 1 < ranks.size() && x >= ranks[pick].second) x -= ranks[pick++].second;
-    Draw d;
-    d.rank = ranks[pick].first;
-    d.part = plan.part(task);
-    d.cost = ranks[pick].second;
-    d.share = ranks[pick].second / s.cost;
-    d.stratum = h;
-    return d;
-  };
-
-  // Counts and times one draw (once more on every pass: its seconds get one more entry).
-  auto time_draw = [&](Draw& d) {
-    thread_local int prepared = -1;
-    if (join->prepare && prepared != n) {
-      join->prepare(n);
-      prepared = n;
-    }
-    const double start_cpu = thread_cpu_seconds();
-    const detail::RowSplitKey key = detail::rowsplit_key(n, d.rank);
-    const Subproblem whole = detail::rowsplit_subproblem(n, key);
-    const Subproblem s = detail::rowsplit_part(whole, d.part, plan.parts);
-    // In a count the kernel comes to a subproblem from its neighbour in plan order: it mostly
-    // reuses the neighbour's bottom parts, and finds the pairing's scratch in cache, warm from
-    // the neighbour's last chunk pair. So the neighbour is counted first, untimed, and the timed
-    // count sees what it would see in the run. Counted cold, the samples' time was 2 to 2.5
-    // times the measured at n = 18 and 20; after the neighbour's bottom parts alone, 13 to 17%
-    // above it at n = 21 (a subproblem takes about 2 ms there, and the pairing's scratch,
-    // evicted by the bottom parts, is megabytes). A subproblem too large to count whole (from
-    // about n = 26) is timed after the neighbour's bottom parts only: its chunk pairs take
-    // seconds, a cache warmed in milliseconds does not show in them, and a chunk pair of the
-    // neighbour would be a third of the draw's work. Its first timing tells which it is.
-    // (The neighbour of a rank's piece is its previous piece, or the last of the rank before.)
-    const auto warm = [&](std::uint64_t pieces) {
-      if (d.part > 0) {
-        sample_join(detail::rowsplit_part(whole, d.part - 1, plan.parts), pieces, d.rank,
-                    &thread_cpu_seconds);
-        return;
-      }
-      for (std::uint64_t before = d.rank; before-- > 0 && before + 64 > d.rank;)
-        if (const detail::RowSplitKey k = detail::rowsplit_key(n, before); k.weight != 0) {
-          sample_join(
-              detail::rowsplit_part(detail::rowsplit_subproblem(n, k), plan.parts - 1, plan.parts),
-              pieces, before, &thread_cpu_seconds);
-          return;
-        }
-    };
-    const auto timed = [&] {
-      return sample_join(s, static_cast<std::uint64_t>(config.pieces),
-                         config.seed * 0x9e3779b97f4a7c15ull + d.rank, &thread_cpu_seconds);
-    };
-    const bool first = d.seconds.empty();
-    warm(first || d.within ? 0 : 1);
-    JoinSample js = timed();
-    const bool within = js.pieces < js.east_chunks * js.west_chunks;
-    if (first && !within) {  // small enough to count whole: warm as in the run, and again
-      warm(1);
-      js = timed();
-    }
-    // The two-stage estimate of the subproblem's count and time (kernels.hpp, JoinSample).
-    const double pieces = static_cast<double>(js.east_chunks) * static_cast<double>(js.west_chunks);
-    const double scale = js.pieces ? pieces / static_cast<double>(js.pieces) : 0;
-    d.within = within;
-    d.seconds.push_back(js.setup_seconds +
-                        static_cast<double>(js.west_chunks <= 1 ? 1 : js.east_chunks) *
-                            js.west_seconds +
-                        scale * js.pair_seconds);
-    d.solutions = static_cast<double>(key.weight) * static_cast<double>(js.solutions) * scale;
-    d.spent += thread_cpu_seconds() - start_cpu;
-  };
-
-  std::vector<Draw> draws;
-  int rounds_done = 0;  // rounds drawn (one draw per stratum each)
-  const int rounds_wanted = std::max(
-      2, (config.samples + static_cast<int>(strata.size()) - 1) / static_cast<int>(strata.size()));
-  for (int round = 0; round < rounds_wanted; ++round) {
-    if (round >= 2 && config.seconds > 0 && since(start) >= config.seconds) break;
-    const std::size_t first = draws.size();
-    for (int h = 0; h < static_cast<int>(strata.size()); ++h) draws.push_back(draw_from(h));
-    ++rounds_done;
-    arena.execute([&] {
-      tbb::parallel_for(first, draws.size(), [&](std::size_t i) { time_draw(draws[i]); });
-    });
+void describe_sample(const Plan& plan, const SamplingFrame& frame, const Sample& sample,
+                     const Timings& timings, EstimateResult& out) {
+  for (const Draw& d : sample.draws) {
+    out.sample_seconds += d.spent;
+    out.sampled_within += d.within;
   }
-  // Each later pass times the draws again, until the passes after the first have taken the
-  // spread's seconds (at most half the count's estimated wall time on these threads: the count
-  // meets the machine's mean speed over its hours, and the passes should see a fair part of
-  // them); each pass all of them, or the next `per_pass` in turn where a pass over all would
-  // leave too few passes in the window (draws_per_pass). The passes' timings are gathered by
-  // the eighth of the window they end in, its block; the first pass is a block of its own.
-  // timings[b]: block b's (draw, seconds).
-  std::vector<std::vector<std::pair<std::size_t, double>>> timings(1);
-  for (std::size_t i = 0; i < draws.size(); ++i) timings[0].emplace_back(i, draws[i].seconds[0]);
-  int passes = 1;
-  double retimed = 0;  // wall seconds of the passes after the first
-  std::size_t per_pass = draws.size();
-  if (config.spread > 0) {
-    double first_pass = 0, spent = 0;
-    for (const Draw& d : draws) {
-      first_pass += d.seconds[0] / d.share;
-      spent += d.spent;
-    }
-    first_pass /= static_cast<double>(rounds_done);  // each round estimates the total
-    const double window = std::min(config.spread, 0.5 * first_pass / threads);
-    const std::size_t busy = std::min<std::size_t>(draws.size(), static_cast<std::size_t>(threads));
-    per_pass = draws_per_pass(draws.size(), threads, spent / static_cast<double>(busy), window);
-    const auto again = std::chrono::steady_clock::now();
-    std::size_t next = 0;  // the first draw of the next pass
-    int block = 0;         // the last pass's block
-    do {
-      // This pass's draws: the `per_pass` from `from` on, round the sample.
-      const std::size_t from = next;
-      auto draw = [&](std::size_t k) { return (from + k) % draws.size(); };
-      next = draw(per_pass);
-      arena.execute([&] {
-        tbb::parallel_for(std::size_t{0}, per_pass,
-                          [&](std::size_t k) { time_draw(draws[draw(k)]); });
-      });
-      ++passes;
-      // The eighth of the window this pass ended in (the last one past it, or with no window).
-      const double part = window > 0 ? std::min(1.0, since(again) / window) : 1.0;
-      const int now = 1 + std::min(kSpeedBlocks - 1, static_cast<int>(kSpeedBlocks * part));
-      if (now != block) timings.emplace_back();
-      block = now;
-      for (std::size_t k = 0; k < per_pass; ++k)
-        timings.back().emplace_back(draw(k), draws[draw(k)].seconds.back());
-    } while (since(again) < window);
-    retimed = since(again);
-  }
+  out.n = plan.n;
+  out.subproblems = rowsplit_subproblems(plan.n);
+  out.ranks = plan.ranks;
+  out.tasks = plan.size();
+  out.strata = static_cast<int>(frame.strata.size());
+  out.samples = static_cast<int>(sample.draws.size());
+  out.passes = timings.passes;
+  out.speed_blocks = static_cast<int>(timings.blocks.size());
+  out.pass_draws = static_cast<int>(timings.per_pass);
+  out.spread_seconds = timings.spread_seconds;
+}
 
-  // The stratified Hansen-Hurwitz estimates, of the seconds from each draw's mean over its
-  // timings; and each draw's weight in the seconds' estimate, for the passes' speeds.
-  EstimateResult r;
-  double sec = 0, sec_var = 0, q = 0, q_var = 0;
-  // Per estimate, the sum over the strata of v_h^2 / (k_h - 1): Satterthwaite's denominator.
-  double sec_var_spread = 0, q_var_spread = 0;
-  std::vector<double> weights(draws.size(), 0.0);
-  for (int h = 0; h < static_cast<int>(strata.size()); ++h) {
+void StratifiedSum::add(const std::vector<double>& z) {
+  const double k = static_cast<double>(z.size());
+  const double mean = std::accumulate(z.begin(), z.end(), 0.0) / k;
+  double ss = 0;
+  for (double x : z) ss += (x - mean) * (x - mean);
+  const double v = ss / (k - 1) / k;
+  value += mean;
+  variance += v;
+  spread += v * v / (k - 1);
+}
+
+double t95(int df) {
+  static constexpr double kT[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+                                  2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+                                  2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+                                  2.060,  2.056, 2.052, 2.048, 2.045};
+  constexpr double kZ95 = 1.959964;
+  return df >= 1 && df <= 29 ? kT[df - 1] : kZ95;
+}
+
+int effective_df(double variance, double spread, int most) {
+  if (!(spread > 0) || !(variance > 0)) return std::max(most, 1);
+  return std::clamp(static_cast<int>(variance * variance / spread), 1, std::max(most, 1));
+}
+
+int welch_df(double a, int a_df, double b, int b_df, int otherwise) {
+  const double total = a + b;
+  const double denominator = (a_df > 0 ? a * a / a_df : 0) + b * b / b_df;
+  return denominator > 0 ? std::max(1, static_cast<int>(total * total / denominator)) : otherwise;
+}
+
+Interval interval(double value, double variance, int df) {
+  const double half = t95(df) * std::sqrt(std::max(variance, 0.0));
+  return {value, std::max(0.0, value - half), value + half};
+}
+
+namespace {
+
+// The stratified sums of the seconds (each draw's mean over its timings) and of Q(n), and each
+// draw's weight in the seconds' estimate (1 / (its share x its stratum's draws)), for the speeds.
+struct StrataSums {
+  StratifiedSum seconds, solutions;
+  std::vector<double> weights;
+};
+
+StrataSums strata_sums(const std::vector<Draw>& draws, std::size_t strata) {
+  StrataSums out;
+  out.weights.assign(draws.size(), 0.0);
+  for (int h = 0; h < static_cast<int>(strata); ++h) {
     std::vector<double> zs, zq;
     for (const Draw& d : draws)
       if (d.stratum == h) {
@@ -380,188 +261,142 @@ Expected<EstimateResult> estimate_count(const EstimateConfig& config) {
         zq.push_back(d.solutions / d.share);
       }
     for (std::size_t i = 0; i < draws.size(); ++i)
-      if (draws[i].stratum == h) weights[i] = 1 / (draws[i].share * static_cast<double>(zs.size()));
-    auto add = [](const std::vector<double>& z, double& value, double& variance, double& spread) {
-      const double k = static_cast<double>(z.size());
-      const double mean = std::accumulate(z.begin(), z.end(), 0.0) / k;
-      double ss = 0;
-      for (double x : z) ss += (x - mean) * (x - mean);
-      const double v = ss / (k - 1) / k;
-      value += mean;
-      variance += v;
-      spread += v * v / (k - 1);
-    };
-    add(zs, sec, sec_var, sec_var_spread);
-    add(zq, q, q_var, q_var_spread);
+      if (draws[i].stratum == h)
+        out.weights[i] = 1 / (draws[i].share * static_cast<double>(zs.size()));
+    out.seconds.add(zs);
+    out.solutions.add(zq);
   }
-  for (const Draw& d : draws) {
-    r.sample_seconds += d.spent;
-    r.sampled_within += d.within;
-  }
-  r.n = n;
-  r.subproblems = rowsplit_subproblems(n);
-  r.ranks = plan.ranks;
-  r.tasks = plan.size();
-  r.strata = static_cast<int>(strata.size());
-  r.samples = static_cast<int>(draws.size());
+  return out;
+}
+
+}  // namespace
+
+void estimate_intervals(const std::vector<Draw>& draws, std::size_t strata, const Timings& timings,
+                        EstimateResult& out) {
+  const StrataSums sums = strata_sums(draws, strata);
+  const StratifiedSum &sec = sums.seconds, &q = sums.solutions;
   // Degrees of freedom: Satterthwaite's for a sum of the strata's variances, each estimated with
   // its draws less one: at most the draws less one per stratum, where every stratum's variance
-  // is alike, and fewer where a few strata hold most of it (with two draws a stratum, each of
-  // those is known to one degree of freedom, and the normal's 1.96 then covered Q(21) 85 times
-  // in 100, not 95).
-  const int most = static_cast<int>(draws.size() - strata.size());
-  const int df = effective_df(q_var, q_var_spread, most);
-  r.total = interval(q, q_var, df);
-  const int sec_sampling_df = effective_df(sec_var, sec_var_spread, most);
+  // is alike, and fewer where a few strata hold most of it.
+  const int most = static_cast<int>(draws.size() - strata);
+  out.total = interval(q.value, q.variance, effective_df(q.variance, q.spread, most));
+  const int sampling_df = effective_df(sec.variance, sec.spread, most);
   // The core-seconds' interval is for the count's measured time, which runs at the machine's
   // speed of its own hours, not the sample's: so it adds to the sampling variance the spread of
   // the blocks' speeds s^2 (B blocks, the first pass one of them, B - 1 degrees of freedom) once
   // for the count, and once for the speeds in the draws' means (pass_speeds: its mean share).
   // The two combine by Welch and Satterthwaite's degrees of freedom. A block, not a pass: a
-  // pass of milliseconds (64 draws at n = 20 take 30 ms on 2 threads) measures the draws'
-  // timing noise more than the machine's speed, which the count averages over its hours: pass
-  // by pass, the intervals came out several times wider than the error of their mean against
-  // the counts (perf/results/log.md).
-  r.passes = passes;
-  r.speed_blocks = static_cast<int>(timings.size());
-  r.pass_draws = static_cast<int>(per_pass);
-  r.spread_seconds = retimed;
-  r.sampling_error = sec > 0 ? std::sqrt(sec_var) / sec : 0;
+  // pass of milliseconds measures the draws' timing noise more than the machine's speed, which
+  // the count averages over its hours (perf/results/log.md).
+  out.sampling_error = sec.value > 0 ? std::sqrt(sec.variance) / sec.value : 0;
   double speed_var = 0;
-  int sec_df = sec_sampling_df;
-  if (const PassSpeeds speeds = pass_speeds(weights, timings); speeds.passes >= 2) {
-    r.speed_spread = speeds.spread;
-    speed_var = sec * sec * speeds.spread * speeds.spread * (1 + speeds.mean_share);
-    const double total = sec_var + speed_var;
-    const double denominator = (sec_sampling_df > 0 ? sec_var * sec_var / sec_sampling_df : 0) +
-                               speed_var * speed_var / (speeds.passes - 1);
-    if (denominator > 0) sec_df = std::max(1, static_cast<int>(total * total / denominator));
+  int sec_df = sampling_df;
+  if (const PassSpeeds speeds = pass_speeds(sums.weights, timings.blocks); speeds.passes >= 2) {
+    out.speed_spread = speeds.spread;
+    speed_var = sec.value * sec.value * speeds.spread * speeds.spread * (1 + speeds.mean_share);
+    sec_df = welch_df(sec.variance, sampling_df, speed_var, speeds.passes - 1, sampling_df);
   }
-  r.core_seconds = interval(sec, sec_var + speed_var, sec_df);
-  r.sample_core_seconds = interval(sec, sec_var, sec_sampling_df);
-
-  // Memory: one worker's scratch, and the process's arrays for the whole plan.
-  CountConfig one;
-  one.n = n;
-  one.threads = 1;
-  const MemoryEstimate m = estimate_memory(plan, one, plan.size());
-  r.worker_bytes = m.threads;
-  r.process_bytes = m.fixed + m.plan + m.run;
-
-  // The wall time: the plan's tasks, each its estimated cost's share of the estimated seconds,
-  // replayed by the simulator in the runner's own order and policy.
-  std::vector<TaskStat> tasks(plan.size());
-  const double per_cost = total_cost > 0 ? sec / total_cost : 0;
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    tasks[i].id = static_cast<std::uint32_t>(i);
-    tasks[i].estimate = static_cast<double>(costs[i]);
-    tasks[i].seconds = static_cast<double>(costs[i]) * per_cost;
-    tasks[i].plan_order = true;
-  }
-  r.procs = config.procs;
-  if (config.ranks > 0) {
-    // nqcount-mpi deals runs of consecutive tasks largest first (dealer_order).
-    const double shared =
-        config.cores > 0 ? std::max(1.0, static_cast<double>(all_threads) / config.cores) : 1.0;
-    for (TaskStat& t : tasks) {
-      t.plan_order = false;
-      t.seconds *= shared;
-    }
-    r.cluster = true;
-    r.root_seconds = config.root_seconds;
-    r.cores = config.cores;
-    r.deal = simulate_dealer(tasks, config.ranks, config.procs, config.root_seconds);
-    r.wall_seconds = r.deal.makespan;
-    r.efficiency = r.deal.efficiency;
-    // Again with every task's time scattered around its cost's share as the draws' times were:
-    // each draw's mean seconds over its cost's share of the sampled seconds, these ratios taken
-    // to a mean of 1 (over draws made in proportion to cost, the mean is the cost-weighted one,
-    // so the work stays the same), and each task given one of them, drawn at random (seeded);
-    // a task of several ranks the mean of as many (64 at most). A draw counted in part (from
-    // n = 26) adds its chunk pairs' sampling error to its ratio, so the scatter may err wide
-    // there (at n = 28, 8 chunk pairs a draw gave the same +-44% as 2).
-    std::vector<double> strays;
-    for (const Draw& d : draws) {
-      if (d.cost > 0 && per_cost > 0) strays.push_back(d.mean_seconds() / (d.cost * per_cost));
-    }
-    const double mean_stray = strays.empty() ? 0
-                                             : std::accumulate(strays.begin(), strays.end(), 0.0) /
-                                                   static_cast<double>(strays.size());
-    if (mean_stray > 0) {
-      double ss = 0;
-      for (double& x : strays) {
-        x /= mean_stray;
-        ss += (x - 1) * (x - 1);
-      }
-      r.scatter = strays.size() > 1 ? std::sqrt(ss / static_cast<double>(strays.size() - 1)) : 0;
-      std::mt19937_64 pick(config.seed ^ 0x73636174746572ull);
-      std::uniform_int_distribution<std::size_t> any(0, strays.size() - 1);
-      for (std::size_t i = 0; i < tasks.size(); ++i) {
-        const std::uint64_t ranks_in = std::max<std::uint64_t>(
-            1, std::min<std::uint64_t>(plan.end_rank(i) - plan.first_rank(i), 64));
-        double sum = 0;
-        for (std::uint64_t k = 0; k < ranks_in; ++k) sum += strays[any(pick)];
-        tasks[i].seconds *= sum / static_cast<double>(ranks_in);
-      }
-      r.scattered = simulate_dealer(tasks, config.ranks, config.procs, config.root_seconds);
-    }
-  } else {
-    const SimulatedRun run =
-        simulate_schedule(tasks, config.procs, std::min(config.node_cores, config.procs), 0, true);
-    r.wall_seconds = run.makespan;
-    r.efficiency = run.efficiency;
-  }
-  tasks = {};
-  tasks.shrink_to_fit();
-  // The check: uniform draws, the cheapest counted whole by both kernels.
-  if (config.check > 0) {
-    std::mt19937_64 pick(config.seed ^ 0x636865636bull ^ (static_cast<std::uint64_t>(n) << 48));
-    std::uniform_int_distribution<std::uint64_t> any(0, plan.ranks - 1);
-    // The part of a rank's subproblem with check_rows rows fixed (all of it with none).
-    auto checked_part = [&](std::uint64_t rank) {
-      return detail::fix_first_rows(detail::rowsplit_subproblem(n, detail::rowsplit_key(n, rank)),
-                                    config.check_rows, config.seed * 0x2545f4914f6cdd1dull ^ rank);
-    };
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> drawn;  // (cost, rank)
-    const std::size_t want = 64 * static_cast<std::size_t>(config.check);
-    while (drawn.size() < want)
-      if (const std::uint64_t rank = any(pick); detail::rowsplit_key(n, rank).weight != 0)
-        drawn.emplace_back(detail::estimate_join_cost(checked_part(rank), probe), rank);
-    std::sort(drawn.begin(), drawn.end());
-    drawn.resize(static_cast<std::size_t>(config.check));
-    struct Checked {
-      std::uint64_t join = 0, search = 0;
-      double seconds = 0;
-    };
-    std::vector<Checked> checked(drawn.size());
-    const Kernel& search = best_kernel();
-    arena.execute([&] {
-      tbb::parallel_for(std::size_t{0}, drawn.size(), [&](std::size_t i) {
-        const Subproblem s = checked_part(drawn[i].second);
-        Tally a, b;
-        join->count(std::span<const Subproblem>(&s, 1), std::span<Tally>(&a, 1));
-        const double t0 = thread_cpu_seconds();
-        search.count(std::span<const Subproblem>(&s, 1), std::span<Tally>(&b, 1));
-        checked[i] = {a.solutions, b.solutions, thread_cpu_seconds() - t0};
-      });
-    });
-    for (std::size_t i = 0; i < checked.size(); ++i) {
-      r.check_seconds += checked[i].seconds;
-      r.checked_solutions += checked[i].search;
-      if (checked[i].join != checked[i].search && r.check_failure.empty())
-        r.check_failure = "rank " + std::to_string(drawn[i].second) +
-                          (config.check_rows > 0
-                               ? " (its first " + std::to_string(config.check_rows) + " rows fixed)"
-                               : std::string()) +
-                          ": the join counted " + std::to_string(checked[i].join) +
-                          " solutions, the " + std::string(search.name) + " search " +
-                          std::to_string(checked[i].search);
-    }
-    r.checked = static_cast<int>(checked.size());
-    r.check_rows = config.check_rows;
-  }
-  r.seconds = since(start);
-  return r;
+  out.core_seconds = interval(sec.value, sec.variance + speed_var, sec_df);
+  out.sample_core_seconds = interval(sec.value, sec.variance, sampling_df);
 }
 
+void estimate_plan_memory(const Plan& plan, EstimateResult& out) {
+  CountConfig one;
+  one.n = plan.n;
+  one.threads = 1;
+  const MemoryEstimate m = estimate_memory(plan, one, plan.size());
+  out.worker_bytes = m.threads;
+  out.process_bytes = m.fixed + m.plan + m.run;
+}
+
+namespace {
+
+// The draws' times around their costs' shares: each draw's mean seconds over its cost's share
+// of the estimated seconds (`per_cost` a unit of cost), these ratios taken to a mean of 1 (over
+// draws made in proportion to cost, the mean is the cost-weighted one, so the work stays the
+// same), and their relative standard deviation. No ratios where they have no mean.
+struct CostRatios {
+  std::vector<double> ratios;
+  double scatter = 0;
+};
+
+CostRatios cost_ratios(const std::vector<Draw>& draws, double per_cost) {
+  CostRatios out;
+  for (const Draw& d : draws)
+    if (d.cost > 0 && per_cost > 0) out.ratios.push_back(d.mean_seconds() / (d.cost * per_cost));
+  std::vector<double>& strays = out.ratios;
+  const double mean = strays.empty() ? 0
+                                     : std::accumulate(strays.begin(), strays.end(), 0.0) /
+                                           static_cast<double>(strays.size());
+  if (!(mean > 0)) return {};
+  double ss = 0;
+  for (double& x : strays) {
+    x /= mean;
+    ss += (x - 1) * (x - 1);
+  }
+  out.scatter = strays.size() > 1 ? std::sqrt(ss / static_cast<double>(strays.size() - 1)) : 0;
+  return out;
+}
+
+// nqcount-mpi's run replayed through its dealer (dealer_order deals runs of consecutive tasks
+// largest first), every task slowed where the ranks' threads share fewer cores; then again with
+// every task's time scattered as the draws' were: each task given one of the ratios, drawn at
+// random (seeded), a task of several ranks the mean of as many (64 at most). A draw counted in
+// part (from n = 26) adds its chunk pairs' sampling error to its ratio, so the scatter may err
+// wide there.
+void replay_cluster(const EstimateConfig& config, const Plan& plan, std::vector<TaskStat>& tasks,
+                    const std::vector<Draw>& draws, double per_cost, EstimateResult& out) {
+  const double shared =
+      config.cores > 0 ? std::max(1.0, static_cast<double>(cluster_threads(config)) / config.cores)
+                       : 1.0;
+  for (TaskStat& t : tasks) {
+    t.plan_order = false;
+    t.seconds *= shared;
+  }
+  out.cluster = true;
+  out.root_seconds = config.root_seconds;
+  out.cores = config.cores;
+  out.deal = simulate_dealer(tasks, config.ranks, config.procs, config.root_seconds);
+  out.wall_seconds = out.deal.makespan;
+  out.efficiency = out.deal.efficiency;
+  const CostRatios strays = cost_ratios(draws, per_cost);
+  if (strays.ratios.empty()) return;
+  out.scatter = strays.scatter;
+  std::mt19937_64 pick(config.seed ^ 0x73636174746572ull);
+  std::uniform_int_distribution<std::size_t> any(0, strays.ratios.size() - 1);
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const std::uint64_t ranks_in = std::max<std::uint64_t>(
+        1, std::min<std::uint64_t>(plan.end_rank(i) - plan.first_rank(i), 64));
+    double sum = 0;
+    for (std::uint64_t k = 0; k < ranks_in; ++k) sum += strays.ratios[any(pick)];
+    tasks[i].seconds *= sum / static_cast<double>(ranks_in);
+  }
+  out.scattered = simulate_dealer(tasks, config.ranks, config.procs, config.root_seconds);
+}
+
+}  // namespace
+
+void replay(const EstimateConfig& config, const Plan& plan, const SamplingFrame& frame,
+            const std::vector<Draw>& draws, double seconds, EstimateResult& out) {
+  std::vector<TaskStat> tasks(plan.size());
+  const double total_cost = frame.total_cost();
+  const double per_cost = total_cost > 0 ? seconds / total_cost : 0;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    tasks[i].id = static_cast<std::uint32_t>(i);
+    tasks[i].estimate = static_cast<double>(frame.costs[i]);
+    tasks[i].seconds = static_cast<double>(frame.costs[i]) * per_cost;
+    tasks[i].plan_order = true;
+  }
+  out.procs = config.procs;
+  if (config.ranks > 0) {
+    replay_cluster(config, plan, tasks, draws, per_cost, out);
+    return;
+  }
+  const SimulatedRun run =
+      simulate_schedule(tasks, config.procs, std::min(config.node_cores, config.procs), 0, true);
+  out.wall_seconds = run.makespan;
+  out.efficiency = run.efficiency;
+}
+
+}  // namespace detail
 }  // namespace nq

@@ -32,11 +32,11 @@
 // degrees of freedom are Welch and Satterthwaite's. A block and not a pass: a pass of
 // milliseconds measures the draws' timing noise more than the speed a count meets over its
 // hours. A pass longer than a block times a part of the sample, the draws in turn (at least one
-// draw per thread): at n = 28 on 2 cores a pass over the whole sample takes longer than a 60 s
-// window, which would then hold one pass, and the speed's spread would have one degree of
-// freedom (Student's t 12.7).
+// draw per thread): on the largest boards a pass over the whole sample outlasts the window,
+// which would then hold one pass, and the speed's spread would have one degree of freedom.
 // Scaled onto the plan's costs, the estimated seconds also give a per-task profile that the
 // scaling simulator (schedule.hpp) replays on P workers for the wall time.
+// The code runs these as named stages, each with its contract (estimate_stages.hpp).
 #pragma once
 
 #include <cstddef>
@@ -80,9 +80,8 @@ struct EstimateConfig {
   std::uint64_t min_tasks = 0;
   int threads = 0;  // threads counting the sample (0: every hardware thread)
   // Subproblems also counted whole by the join and by the best backtracking kernel, which must
-  // agree: the cheapest (by the cost model) `check` of 64 check drawn uniformly (the search
-  // takes about 250 times as long as the join; seconds a subproblem at n = 24, more than half
-  // an hour at 28).
+  // agree: the cheapest (by the cost model) `check` of 64 check drawn uniformly (the search is
+  // far slower than the join: on large boards keep `check` small, or fix rows, check_rows).
   int check = 0;
   // Of each checked subproblem, only a part is counted both ways: the queens of its first
   // `check_rows` rows fixed at random (plan.hpp, fix_first_rows; seeded by the seed and the

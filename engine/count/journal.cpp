@@ -120,6 +120,161 @@ bool still_named(int fd, const std::string& path) {
          held.st_dev == named.st_dev && held.st_ino == named.st_ino;
 }
 
+// The journal begin() reads: its descriptor, locked and still the file its path names, and the
+// errno that refused writing it (0: it is read and appended to; else only read).
+struct OpenJournal {
+  int fd = -1;
+  int read_only = 0;
+};
+
+// Opens the checkpoint `path` for `run`, creating it (with run's header) where nothing is there,
+// and locks it. Two runs appending to one journal would both skip nothing and double-count
+// nothing, but they would waste each other's work: the second one is refused, also when both
+// start at once on a journal that does not exist yet (a new journal is created locked). On an
+// error (the whole message) nothing is left open.
+Expected<OpenJournal> open_locked(const std::string& path, const RunIdentity& run) {
+  // A checkpoint is read back and appended to, so it must be a regular file (or a new one);
+  // a symbolic link leads to its target, which is created or appended to in place.
+  const auto target = resolve_output(path);
+  if (!target) return Error{"checkpoint " + target.error().message};
+  if (target->kind == OutputKind::kStream)
+    return Error{"checkpoint '" + path + "' is not a regular file"};
+  OpenJournal out;
+  if (target->kind == OutputKind::kNew) {
+    auto made = create_journal(target->path, run);
+    if (!made) return made.error();
+    out.fd = *made;  // -1: another run created it first, and holds it or has finished with it
+  }
+  if (out.fd < 0) {
+    out.fd = ::open(target->path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
+    if (out.fd < 0 && (errno == EROFS || errno == EACCES)) {
+      // Read-only storage, or a file without write permission: a complete journal still
+      // answers, since nothing is left to append.
+      out.read_only = errno;
+      out.fd = ::open(target->path.c_str(), O_RDONLY | O_CLOEXEC);
+    }
+    if (out.fd < 0) return Error{sys_error("cannot open", path)};
+    if (::flock(out.fd, LOCK_EX | LOCK_NB) != 0) {
+      ::close(out.fd);
+      return Error{"checkpoint '" + path + "' is in use by another run"};
+    }
+  }
+  if (!still_named(out.fd, target->path)) {  // replaced between the open and the lock
+    ::close(out.fd);
+    return Error{"checkpoint '" + path + "' was replaced by another program while it was opened"};
+  }
+  return out;
+}
+
+// The steps below answer an Error whose message is why the checkpoint cannot be used, to follow
+// "checkpoint 'PATH' ".
+
+// The whole file behind `fd`.
+Expected<std::vector<unsigned char>> read_all(int fd) {
+  std::vector<unsigned char> bytes;
+  unsigned char chunk[1 << 16];
+  for (;;) {
+    const ssize_t k = ::pread(fd, chunk, sizeof chunk, static_cast<off_t>(bytes.size()));
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return Error{std::string("cannot be read: ") + std::strerror(errno)};
+    if (k == 0) break;
+    bytes.insert(bytes.end(), chunk, chunk + k);
+  }
+  return bytes;
+}
+
+// The journal's format version, once its header checks out and names `run`.
+Expected<std::uint32_t> check_header(const std::vector<unsigned char>& bytes,
+                                     const RunIdentity& run) {
+  if (bytes.size() < FileJournal::kHeaderBytes || !std::equal(kMagic, kMagic + 8, bytes.begin()))
+    return Error{"is not an nqcount checkpoint (no journal header)"};
+  const unsigned char* h = bytes.data();
+  if (fnv1a32(h, 60) != get_u32(h + 60)) return Error{"has a corrupt header (checksum)"};
+  const std::uint32_t version = get_u32(h + 8);
+  // Version 1: no residues; versions 1 and 2: no cross-check (the field was reserved, 0).
+  if (version < 1 || version > FileJournal::kFormatVersion)
+    return Error{"has format version " + std::to_string(get_u32(h + 8)) +
+                 "; this nqcount reads versions 1 to " +
+                 std::to_string(FileJournal::kFormatVersion)};
+  if (version < 3 && get_u32(h + 20) != 0) return Error{"has a corrupt header (reserved field)"};
+  if (get_u32(h + 56) != FileJournal::kRecordBytes)
+    return Error{"has a corrupt header (record size)"};
+  RunIdentity theirs;
+  theirs.n = static_cast<int>(get_u32(h + 12));
+  theirs.split_rows = static_cast<int>(get_u32(h + 16));
+  theirs.classes = get_u64(h + 24);
+  theirs.subproblems = get_u64(h + 32);
+  theirs.route.assign(reinterpret_cast<const char*>(h + 40),
+                      strnlen(reinterpret_cast<const char*>(h + 40), kRouteBytes));
+  theirs.cross_check = get_u32(h + 20);
+  if (!(theirs == run))
+    return Error{"belongs to another run (" + describe(theirs) + "); this run has " +
+                 describe(run)};
+  return version;
+}
+
+// The journal's records, each subproblem once, and where the valid ones end (before a torn
+// last record, if any).
+struct JournalRecords {
+  std::vector<FinishedSubproblem> done;
+  std::size_t valid_end = 0;
+};
+
+// The records after a checked header of `version`, of a run of `subproblems`: every one must
+// check out, except a torn last one; one subproblem recorded twice must have one count.
+Expected<JournalRecords> read_records(const std::vector<unsigned char>& bytes,
+                                      std::uint32_t version, std::uint64_t subproblems) {
+  constexpr std::size_t kHeader = FileJournal::kHeaderBytes, kRecord = FileJournal::kRecordBytes;
+  JournalRecords out;
+  std::vector<std::uint64_t> seen_solutions(subproblems, ~std::uint64_t{0});
+  const std::size_t body = bytes.size() - kHeader;
+  const std::size_t whole = body / kRecord;
+  out.valid_end = kHeader + whole * kRecord;
+  for (std::size_t i = 0; i < whole; ++i) {
+    const unsigned char* r = bytes.data() + kHeader + i * kRecord;
+    const bool last = i + 1 == whole && body % kRecord == 0;
+    if (fnv1a32(r, 28) != get_u32(r + 28)) {
+      if (last) {
+        out.valid_end -= kRecord;
+        break;
+      }
+      return Error{"is corrupt: record " + std::to_string(i + 1) + " of " + std::to_string(whole) +
+                   " fails its checksum"};
+    }
+    FinishedSubproblem f{get_u64(r), {get_u64(r + 8), get_u64(r + 16)}};
+    if (version >= 2 && get_u32(r + 24) != count_residues(f.tally.solutions))
+      return Error{"is corrupt: record " + std::to_string(i + 1) + " (subproblem " +
+                   std::to_string(f.index) + ") fails its check of the count mod " +
+                   std::to_string(kResiduePrimes[0]) + " and " + std::to_string(kResiduePrimes[1])};
+    if (f.index >= subproblems)
+      return Error{"is corrupt: record " + std::to_string(i + 1) + " names subproblem " +
+                   std::to_string(f.index) + " of " + std::to_string(subproblems)};
+    std::uint64_t& seen = seen_solutions[f.index];
+    if (seen != ~std::uint64_t{0}) {
+      if (seen != f.tally.solutions)
+        return Error{"is corrupt: subproblem " + std::to_string(f.index) +
+                     " is recorded twice with different counts"};
+      continue;
+    }
+    seen = f.tally.solutions;
+    out.done.push_back(f);
+  }
+  return out;
+}
+
+// A torn final record, the file's bytes [valid_end, size): cut off, or left in place where the
+// file cannot be written. The warning that says which (empty: nothing was torn).
+Expected<std::string> repair_tail(int fd, std::size_t size, std::size_t valid_end, bool read_only,
+                                  const std::string& path) {
+  if (valid_end >= size) return std::string();
+  if (read_only)
+    return "checkpoint '" + path + "': a torn final record (" + std::to_string(size - valid_end) +
+           " bytes) left in place: the file cannot be written";
+  if (::ftruncate(fd, static_cast<off_t>(valid_end)) != 0)
+    return Error{std::string("cannot be repaired: ") + std::strerror(errno)};
+  return "checkpoint '" + path + "': dropped a torn final record (" +
+         std::to_string(size - valid_end) + " bytes) left by an interrupted write";
+}
 }  // namespace
 
 std::uint32_t count_residues(std::uint64_t solutions) {
@@ -212,135 +367,33 @@ FileJournal::~FileJournal() {
 
 Expected<std::vector<FinishedSubproblem>> FileJournal::begin(const RunIdentity& run) {
   if (fd_ >= 0) return Error{"checkpoint '" + path_ + "' is already open"};
-  // A checkpoint is read back and appended to, so it must be a regular file (or a new one);
-  // a symbolic link leads to its target, which is created or appended to in place.
-  const auto target = resolve_output(path_);
-  if (!target) return Error{"checkpoint " + target.error().message};
-  if (target->kind == OutputKind::kStream)
-    return Error{"checkpoint '" + path_ + "' is not a regular file"};
-  // Two runs appending to one journal would both skip nothing and double-count nothing, but
-  // they would waste each other's work: the second one is refused, also when both start at
-  // once on a journal that does not exist yet (a new journal is created locked).
-  int fd = -1;
-  if (target->kind == OutputKind::kNew) {
-    auto made = create_journal(target->path, run);
-    if (!made) return made.error();
-    fd = *made;  // -1: another run created it first, and holds it or has finished with it
-  }
-  int read_only = 0;  // the errno that refused writing: the journal is only read
-  if (fd < 0) {
-    fd = ::open(target->path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
-    if (fd < 0 && (errno == EROFS || errno == EACCES)) {
-      // Read-only storage, or a file without write permission: a complete journal still
-      // answers, since nothing is left to append.
-      read_only = errno;
-      fd = ::open(target->path.c_str(), O_RDONLY | O_CLOEXEC);
-    }
-    if (fd < 0) return Error{sys_error("cannot open", path_)};
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-      ::close(fd);
-      return Error{"checkpoint '" + path_ + "' is in use by another run"};
-    }
-  }
-  if (!still_named(fd, target->path)) {  // replaced between the open and the lock
-    ::close(fd);
-    return Error{"checkpoint '" + path_ + "' was replaced by another program while it was opened"};
-  }
+  const auto opened = open_locked(path_, run);
+  if (!opened) return opened.error();
+  const int fd = opened->fd;
   auto refuse = [&](const std::string& why) -> Expected<std::vector<FinishedSubproblem>> {
     ::close(fd);
     return Error{"checkpoint '" + path_ + "' " + why};
   };
-
-  std::vector<unsigned char> bytes;
-  {
-    unsigned char chunk[1 << 16];
-    for (;;) {
-      const ssize_t k = ::pread(fd, chunk, sizeof chunk, static_cast<off_t>(bytes.size()));
-      if (k < 0 && errno == EINTR) continue;
-      if (k < 0) return refuse(std::string("cannot be read: ") + std::strerror(errno));
-      if (k == 0) break;
-      bytes.insert(bytes.end(), chunk, chunk + k);
-    }
-  }
-  if (bytes.size() < kHeaderBytes || !std::equal(kMagic, kMagic + 8, bytes.begin()))
-    return refuse("is not an nqcount checkpoint (no journal header)");
-  const unsigned char* h = bytes.data();
-  if (fnv1a32(h, 60) != get_u32(h + 60)) return refuse("has a corrupt header (checksum)");
-  const std::uint32_t version = get_u32(h + 8);
-  // Version 1: no residues; versions 1 and 2: no cross-check (the field was reserved, 0).
-  if (version < 1 || version > kFormatVersion)
-    return refuse("has format version " + std::to_string(get_u32(h + 8)) +
-                  "; this nqcount reads versions 1 to " + std::to_string(kFormatVersion));
-  if (version < 3 && get_u32(h + 20) != 0) return refuse("has a corrupt header (reserved field)");
-  if (get_u32(h + 56) != kRecordBytes) return refuse("has a corrupt header (record size)");
-  RunIdentity theirs;
-  theirs.n = static_cast<int>(get_u32(h + 12));
-  theirs.split_rows = static_cast<int>(get_u32(h + 16));
-  theirs.classes = get_u64(h + 24);
-  theirs.subproblems = get_u64(h + 32);
-  theirs.route.assign(reinterpret_cast<const char*>(h + 40),
-                      strnlen(reinterpret_cast<const char*>(h + 40), kRouteBytes));
-  theirs.cross_check = get_u32(h + 20);
-  if (!(theirs == run))
-    return refuse("belongs to another run (" + describe(theirs) + "); this run has " +
-                  describe(run));
-
-  // Records: every one must check out, except a torn last one.
-  std::vector<FinishedSubproblem> done;
-  std::vector<std::uint64_t> seen_solutions(run.subproblems, ~std::uint64_t{0});
-  const std::size_t body = bytes.size() - kHeaderBytes;
-  const std::size_t whole = body / kRecordBytes;
-  std::size_t valid_end = kHeaderBytes + whole * kRecordBytes;
-  for (std::size_t i = 0; i < whole; ++i) {
-    const unsigned char* r = h + kHeaderBytes + i * kRecordBytes;
-    const bool last = i + 1 == whole && body % kRecordBytes == 0;
-    if (fnv1a32(r, 28) != get_u32(r + 28)) {
-      if (last) {
-        valid_end -= kRecordBytes;
-        break;
-      }
-      return refuse("is corrupt: record " + std::to_string(i + 1) + " of " + std::to_string(whole) +
-                    " fails its checksum");
-    }
-    FinishedSubproblem f{get_u64(r), {get_u64(r + 8), get_u64(r + 16)}};
-    if (version >= 2 && get_u32(r + 24) != count_residues(f.tally.solutions))
-      return refuse("is corrupt: record " + std::to_string(i + 1) + " (subproblem " +
-                    std::to_string(f.index) + ") fails its check of the count mod " +
-                    std::to_string(kResiduePrimes[0]) + " and " +
-                    std::to_string(kResiduePrimes[1]));
-    if (f.index >= run.subproblems)
-      return refuse("is corrupt: record " + std::to_string(i + 1) + " names subproblem " +
-                    std::to_string(f.index) + " of " + std::to_string(run.subproblems));
-    std::uint64_t& seen = seen_solutions[f.index];
-    if (seen != ~std::uint64_t{0}) {
-      if (seen != f.tally.solutions)
-        return refuse("is corrupt: subproblem " + std::to_string(f.index) +
-                      " is recorded twice with different counts");
-      continue;
-    }
-    seen = f.tally.solutions;
-    done.push_back(f);
-  }
-  if (read_only && done.size() < run.subproblems)
-    return refuse("cannot be written (" + std::string(std::strerror(read_only)) + "), and " +
-                  std::to_string(run.subproblems - done.size()) + " of its " +
+  const auto bytes = read_all(fd);
+  if (!bytes) return refuse(bytes.error().message);
+  const auto version = check_header(*bytes, run);
+  if (!version) return refuse(version.error().message);
+  auto records = read_records(*bytes, *version, run.subproblems);
+  if (!records) return refuse(records.error().message);
+  std::vector<FinishedSubproblem>& done = records.value().done;
+  if (opened->read_only && done.size() < run.subproblems)
+    return refuse("cannot be written (" + std::string(std::strerror(opened->read_only)) +
+                  "), and " + std::to_string(run.subproblems - done.size()) + " of its " +
                   std::to_string(run.subproblems) +
                   " subproblems are still to count: a resumed run appends to it");
-  if (valid_end < bytes.size() && read_only) {
-    warnings_.push_back("checkpoint '" + path_ + "': a torn final record (" +
-                        std::to_string(bytes.size() - valid_end) +
-                        " bytes) left in place: the file cannot be written");
-  } else if (valid_end < bytes.size()) {
-    if (::ftruncate(fd, static_cast<off_t>(valid_end)) != 0)
-      return refuse(std::string("cannot be repaired: ") + std::strerror(errno));
-    warnings_.push_back("checkpoint '" + path_ + "': dropped a torn final record (" +
-                        std::to_string(bytes.size() - valid_end) +
-                        " bytes) left by an interrupted write");
-  }
+  const auto warning =
+      repair_tail(fd, bytes->size(), records->valid_end, opened->read_only != 0, path_);
+  if (!warning) return refuse(warning.error().message);
+  if (!warning->empty()) warnings_.push_back(*warning);
   fd_ = fd;
   stop_ = false;
   writer_ = std::thread([this] { writer_loop(); });
-  return done;
+  return std::move(done);
 }
 
 void FileJournal::record(std::span<const FinishedSubproblem> finished) {

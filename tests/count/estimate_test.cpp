@@ -1,7 +1,8 @@
 // The estimate's timing passes (count/estimate.hpp): how many draws a pass after the first
-// times, and the machine's speed that the passes measure. The whole estimate, against the
-// table and the count, is tested through the command line (estimate_cli_test); here, how often
-// the interval of Q(n) holds the table over many seeds.
+// times, and the machine's speed that the passes measure; the stages' arithmetic on its own
+// (estimate_stages.hpp: the strata, the stratified sums, the degrees of freedom, the interval).
+// The whole estimate, against the table and the count, is tested through the command line
+// (estimate_cli_test); here, how often the interval of Q(n) holds the table over many seeds.
 #include "engine/count/estimate.hpp"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/count/estimate_stages.hpp"
 #include "engine/count/known.hpp"
 
 namespace nq {
@@ -97,6 +99,110 @@ TEST(PassSpeeds, OnePassHasNoSpread) {
   EXPECT_EQ(s.passes, 0);
   EXPECT_EQ(s.spread, 0);
   EXPECT_EQ(s.mean_share, 0);
+}
+
+// Prefix sums of `costs`, as the sampling frame keeps them.
+std::vector<double> prefix_of(const std::vector<double>& costs) {
+  std::vector<double> prefix(costs.size() + 1, 0);
+  for (std::size_t k = 0; k < costs.size(); ++k) prefix[k + 1] = prefix[k] + costs[k];
+  return prefix;
+}
+
+TEST(Strata, EqualCostsMakeEqualStrata) {
+  const auto strata = detail::cut_strata(prefix_of(std::vector<double>(16, 1.0)), 4);
+  ASSERT_EQ(strata.size(), 4u);
+  for (std::size_t h = 0; h < strata.size(); ++h) {
+    EXPECT_EQ(strata[h].begin, 4 * h);
+    EXPECT_EQ(strata[h].end, 4 * h + 4);
+    EXPECT_EQ(strata[h].cost, 4.0);
+  }
+}
+
+// Stratum h ends where the prefix first reaches (h + 1) / wanted of the total; the last one
+// wanted takes what is left.
+TEST(Strata, EachEndsAtItsShareOfTheCostAndTheLastTakesTheRest) {
+  const auto strata = detail::cut_strata(prefix_of(std::vector<double>(10, 1.0)), 3);
+  ASSERT_EQ(strata.size(), 3u);
+  EXPECT_EQ(strata[0].end, 4u);  // prefix 4 is the first >= 10 / 3
+  EXPECT_EQ(strata[1].begin, 4u);
+  EXPECT_EQ(strata[1].end, 7u);  // the first >= 20 / 3
+  EXPECT_EQ(strata[2].begin, 7u);
+  EXPECT_EQ(strata[2].end, 10u);
+  EXPECT_EQ(strata[0].cost + strata[1].cost + strata[2].cost, 10.0);
+}
+
+// The last stratum wanted takes what is left, also where the costs after a large one no longer
+// move the sum (in doubles): no stratum beyond those wanted.
+TEST(Strata, TheLastWantedTakesTheRestWhereTheSumNoLongerMoves) {
+  const auto strata = detail::cut_strata(prefix_of({1e20, 1.0, 1.0}), 1);
+  ASSERT_EQ(strata.size(), 1u);
+  EXPECT_EQ(strata[0].begin, 0u);
+  EXPECT_EQ(strata[0].end, 3u);
+}
+
+// Fewer tasks than strata wanted: one stratum a task, none empty; uneven costs: consecutive,
+// none empty, all of the cost.
+TEST(Strata, NoneIsEmptyAndTogetherTheyCoverEveryTask) {
+  const auto few = detail::cut_strata(prefix_of({1.0, 2.0, 3.0}), 8);
+  ASSERT_EQ(few.size(), 3u);
+  for (std::size_t h = 0; h < few.size(); ++h) EXPECT_EQ(few[h].end, few[h].begin + 1);
+  const std::vector<double> costs{1, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89};
+  const auto strata = detail::cut_strata(prefix_of(costs), 5);
+  ASSERT_FALSE(strata.empty());
+  EXPECT_LE(strata.size(), 5u);
+  EXPECT_EQ(strata.front().begin, 0u);
+  EXPECT_EQ(strata.back().end, costs.size());
+  double cost = 0;
+  for (std::size_t h = 0; h < strata.size(); ++h) {
+    EXPECT_LT(strata[h].begin, strata[h].end);
+    if (h > 0) {
+      EXPECT_EQ(strata[h].begin, strata[h - 1].end);
+    }
+    cost += strata[h].cost;
+  }
+  EXPECT_EQ(cost, 233.0);
+}
+
+// Two strata: z's {1, 3} (mean 2, s^2 / k = 2 / 2) and {2, 4, 6} (mean 4, s^2 / k = 4 / 3).
+TEST(StratifiedSum, AddsTheStrataMeansAndVariancesAndSatterthwaitesDenominator) {
+  detail::StratifiedSum sum;
+  sum.add({1.0, 3.0});
+  sum.add({2.0, 4.0, 6.0});
+  EXPECT_DOUBLE_EQ(sum.value, 6.0);
+  EXPECT_DOUBLE_EQ(sum.variance, 1.0 + 4.0 / 3);
+  EXPECT_DOUBLE_EQ(sum.spread, 1.0 / 1 + (16.0 / 9) / 2);  // v_h^2 / (k_h - 1)
+}
+
+TEST(EffectiveDf, IsSatterthwaitesBetweenOneAndTheDrawsLessTheStrata) {
+  // The sums above: (7/3)^2 / (17/9) = 2.88, of at most 1 + 2 degrees of freedom.
+  EXPECT_EQ(detail::effective_df(7.0 / 3, 17.0 / 9, 3), 2);
+  // Strata alike: k strata of variance v and d degrees of freedom each give k d.
+  EXPECT_EQ(detail::effective_df(4 * 1.0, 4 * 1.0 / 3, 12), 12);
+  // One stratum holding all of the variance: its own degrees of freedom.
+  EXPECT_EQ(detail::effective_df(1.0, 1.0 / 3, 12), 3);
+  EXPECT_EQ(detail::effective_df(1e-9, 1.0, 12), 1);  // at least one
+  EXPECT_EQ(detail::effective_df(0.0, 0.0, 12), 12);  // every draw alike
+  EXPECT_EQ(detail::effective_df(0.0, 0.0, 0), 1);
+}
+
+TEST(WelchDf, CombinesTwoVariancesDegreesOfFreedom) {
+  EXPECT_EQ(detail::welch_df(1.0, 10, 1.0, 10, 99), 20);  // alike: the sum
+  EXPECT_EQ(detail::welch_df(1.0, 4, 1.0, 1, 99), 3);     // 4 / (1/4 + 1) = 3.2
+  EXPECT_EQ(detail::welch_df(1.0, 0, 1.0, 1, 99), 4);     // the first without any: 4 / 1
+  EXPECT_EQ(detail::welch_df(1.0, 0, 0.0, 1, 99), 99);    // neither has a spread
+}
+
+TEST(Interval, IsTheValuePlusOrMinusStudentsTStandardErrorsNeverBelowZero) {
+  EXPECT_DOUBLE_EQ(detail::t95(1), 12.706);
+  EXPECT_DOUBLE_EQ(detail::t95(29), 2.045);
+  EXPECT_DOUBLE_EQ(detail::t95(30), 1.959964);
+  const Interval wide = detail::interval(10.0, 4.0, 30);
+  EXPECT_DOUBLE_EQ(wide.value, 10.0);
+  EXPECT_DOUBLE_EQ(wide.low, 10.0 - 2 * 1.959964);
+  EXPECT_DOUBLE_EQ(wide.high, 10.0 + 2 * 1.959964);
+  const Interval few = detail::interval(1.0, 4.0, 1);
+  EXPECT_EQ(few.low, 0.0);
+  EXPECT_DOUBLE_EQ(few.high, 1.0 + 2 * 12.706);
 }
 
 // The 95% interval of Q(n) holds the true value about 19 times in 20. The sample, and so the
