@@ -14,7 +14,7 @@
 namespace {
 
 // `batch`: subproblems per kernel call (the runner hands a kernel at most kMaxClaim of
-// count/schedule.hpp, often fewer).
+// count/layout.hpp, often fewer).
 void count_plan(benchmark::State& state, const nq::Kernel* kernel, int n, std::size_t batch) {
   if (!kernel->supported()) {
     state.SkipWithError("this CPU cannot run this kernel");

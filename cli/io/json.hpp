@@ -9,7 +9,7 @@
 #include "engine/algebra/dp.hpp"
 #include "engine/count/count.hpp"
 #include "engine/count/estimate.hpp"
-#include "engine/count/schedule.hpp"
+#include "engine/count/simulate.hpp"
 #include "engine/count/topology.hpp"
 
 namespace nq {

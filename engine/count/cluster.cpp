@@ -21,7 +21,6 @@
 #include "engine/count/journal.hpp"
 #include "engine/count/memory.hpp"
 #include "engine/count/orchestrate.hpp"
-#include "engine/count/schedule.hpp"
 
 namespace nq {
 namespace {
@@ -31,8 +30,8 @@ namespace {
 // answers with a batch, empty when none is left), kResultsOnly (it was told there is no more; no
 // answer), kStopInterrupted (it stops: `detail` is the signal it received; no answer),
 // kStopFailed (it stops: its count failed; the error's text follows, `detail` bytes, as
-// text_words writes it; no answer). A rank holds up to kDealerBatchesHeld batches: it asks for the next one as soon
-// as one is done, while the others keep its threads busy.
+// text_words writes it; no answer). A rank holds up to kDealerBatchesHeld batches: it asks for the
+// next one as soon as one is done, while the others keep its threads busy.
 constexpr std::uint64_t kWantMore = 0, kStopInterrupted = 1, kResultsOnly = 2, kStopFailed = 3;
 constexpr std::size_t kRequestHeader = 3;
 // Rank 0's answer: [batch id, kind, index...]; empty: no more work; [kRetry]: nothing yet, ask

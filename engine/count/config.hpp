@@ -12,7 +12,7 @@
 #include "base/types.hpp"
 #include "engine/count/journal.hpp"
 #include "engine/count/reducer.hpp"
-#include "engine/count/schedule.hpp"
+#include "engine/count/task_stats.hpp"
 
 namespace nq {
 

@@ -1,8 +1,8 @@
 // The counting engine's public interface: a plain config in, a result (or an error) out
 // (config.hpp). The engine never prints and never exits. The library's other public parts have
-// headers of their own: plan.hpp (the plans), memory.hpp, estimate.hpp and schedule.hpp (the
-// estimate and the simulators), known.hpp, topology.hpp, and for a cluster driver such as
-// nqcount-mpi's root dealer.hpp, orchestrate.hpp, journal.hpp and reducer.hpp.
+// headers of their own: plan.hpp (the plans), memory.hpp, estimate.hpp, simulate.hpp and
+// task_stats.hpp (the estimate and the simulators), known.hpp, topology.hpp, and for a cluster
+// driver such as nqcount-mpi's root dealer.hpp, orchestrate.hpp, journal.hpp and reducer.hpp.
 #pragma once
 
 #include <cstdint>

@@ -4,9 +4,31 @@
 #include <numeric>
 
 #include "engine/count/count.hpp"
-#include "engine/count/schedule.hpp"
 
 namespace nq {
+
+std::size_t dealer_batch_cap(std::size_t plan_size, std::size_t threads, std::size_t all_threads) {
+  const std::size_t all = std::max<std::size_t>(1, all_threads);
+  return std::max<std::size_t>(1, threads) *
+         std::max<std::size_t>(1, plan_size / (kDealerCapShare * all));
+}
+
+std::uint64_t dealer_plan_tasks(std::uint64_t all_threads) {
+  return kDealerTasksPerThread * std::max<std::uint64_t>(1, all_threads);
+}
+
+std::size_t dealer_batch(std::size_t left, std::size_t plan_size, std::size_t threads,
+                         std::size_t all_threads) {
+  const std::size_t all = std::max<std::size_t>(1, all_threads);
+  const std::size_t guided =
+      std::max<std::size_t>(1, threads) * std::max<std::size_t>(1, left / (4 * all));
+  return std::min({left, dealer_batch_cap(plan_size, threads, all_threads), guided});
+}
+
+std::size_t dealer_run(std::size_t tasks, std::size_t all_threads) {
+  const std::size_t per = std::max<std::size_t>(all_threads, 1) * kDealerRunsPerThread;
+  return std::clamp<std::size_t>(tasks / per, 1, kDealerMaxRun);
+}
 
 Dealer::Dealer(const Plan& plan, const std::vector<std::uint64_t>& todo,
                const std::vector<std::uint64_t>& costs, SubproblemJournal* journal,

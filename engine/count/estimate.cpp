@@ -15,10 +15,11 @@
 #include "base/threads.hpp"
 #include "engine/count/cost.hpp"
 #include "engine/count/count.hpp"
+#include "engine/count/dealer.hpp"
 #include "engine/count/estimate_stages.hpp"
 #include "engine/count/memory.hpp"
 #include "engine/count/plan.hpp"
-#include "engine/count/schedule.hpp"
+#include "engine/count/simulate.hpp"
 #include "engine/count/splits.hpp"
 #include "kernels/kernels.hpp"
 

@@ -35,7 +35,7 @@
 // draw per thread): on the largest boards a pass over the whole sample outlasts the window,
 // which would then hold one pass, and the speed's spread would have one degree of freedom.
 // Scaled onto the plan's costs, the estimated seconds also give a per-task profile that the
-// scaling simulator (schedule.hpp) replays on P workers for the wall time.
+// scaling simulator (simulate.hpp) replays on P workers for the wall time.
 // The code runs these as named stages, each with its contract (estimate_stages.hpp).
 #pragma once
 
@@ -46,7 +46,7 @@
 #include <vector>
 
 #include "base/types.hpp"
-#include "engine/count/schedule.hpp"
+#include "engine/count/simulate.hpp"
 
 namespace nq {
 
@@ -66,7 +66,7 @@ struct EstimateConfig {
   int node_cores = 64;     // cores per simulated NUMA node
   // A cluster's run instead (nqcount-mpi): `ranks` ranks of `procs` threads, the plan cut as
   // nqcount-mpi cuts it for them (cluster_plan_tasks), its tasks' estimated seconds replayed
-  // through the dealer (schedule.hpp, simulate_dealer), rank 0 serving each request in
+  // through the dealer (simulate.hpp, simulate_dealer), rank 0 serving each request in
   // `root_seconds`. 0: one machine of `procs` workers (simulate_schedule).
   int ranks = 0;
   double root_seconds = 0;

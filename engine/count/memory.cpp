@@ -12,9 +12,10 @@
 
 #include "base/threads.hpp"
 #include "engine/count/cost.hpp"
+#include "engine/count/dealer.hpp"
 #include "engine/count/journal.hpp"
+#include "engine/count/layout.hpp"
 #include "engine/count/plan.hpp"
-#include "engine/count/schedule.hpp"
 #include "kernels/join_limits.hpp"
 
 namespace nq {
@@ -27,14 +28,17 @@ constexpr std::uint64_t kFixedBytes = std::uint64_t{8} << 20;
 // against 1 at n = 8); rounded up.
 constexpr std::uint64_t kPerThreadBytes = std::uint64_t{64} << 10;
 
+using detail::claim_order;
+using detail::WorkLayout;
+
 // What the runner keeps per planned subproblem beside the plan (run.cpp run_on_arenas and
 // count()), by the types it keeps them in: the estimated cost (cost.hpp), its double for dealing
-// and the dealing order (schedule.hpp claim_order), and the selection bit (a byte at most).
+// and the dealing order (layout.hpp claim_order), and the selection bit (a byte at most).
 using CostVector = decltype(estimate_costs(std::declval<const Plan&>()));
 using OrderVector = decltype(claim_order(std::declval<const std::vector<double>&>(), false));
 constexpr std::uint64_t kPerPlannedBytes =
     sizeof(CostVector::value_type) + sizeof(double) + sizeof(OrderVector::value_type) + 1;
-// ... and per counted task: a position of the work layout (schedule.hpp WorkLayout: its id and
+// ... and per counted task: a position of the work layout (layout.hpp WorkLayout: its id and
 // the suffix cost). The row-split plan's tasks are unranked by the worker that claims them;
 // the other plans' subproblems are copied onto their node's memory too.
 constexpr std::uint64_t kPerCountedTaskBytes =

@@ -9,7 +9,7 @@
 
 #include "base/prefault.hpp"
 #include "base/splitmix.hpp"
-#include "engine/count/schedule.hpp"
+#include "engine/count/dealer.hpp"
 #include "engine/count/splits.hpp"
 
 namespace nq {

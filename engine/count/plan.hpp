@@ -107,7 +107,7 @@ std::uint64_t rowsplit_block(std::uint64_t ranks, std::uint64_t min_tasks);
 // its tasks (ranks x parts).
 std::uint64_t rowsplit_parts(int n, std::uint64_t ranks, std::uint64_t min_tasks);
 // The cut a cluster's run asks of the row-split plan of n for `all_threads` threads over every
-// rank: dealer_plan_tasks (schedule.hpp), cut into pieces of a rank from kRowSplitPartsFromN
+// rank: dealer_plan_tasks (dealer.hpp), cut into pieces of a rank from kRowSplitPartsFromN
 // only. Below it a rank's subproblem takes milliseconds to a second, its halves' walks are a
 // large part of it and every piece walks them again: three pieces cost 1.3 times the whole at
 // n = 22 and 24, 1.02 to 1.04 at n = 26 (perf/results/log.md).

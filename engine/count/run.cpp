@@ -248,7 +248,7 @@ Expected<CountResult> count_with_journal(const CountConfig& config, Monitor* mon
     return !too_large;
   };
   std::future<Expected<Topology>> machine = start_reading_topology(config);
-  // The estimated costs order and deal the work (schedule.hpp) and weight the progress. The
+  // The estimated costs order and deal the work (layout.hpp) and weight the progress. The
   // row-split plan's Burnside terms (a whole-board search of a few percent of the count) are
   // computed beside the count rather than before it.
   std::vector<std::uint64_t> costs;

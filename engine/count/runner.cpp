@@ -1,6 +1,6 @@
 // The TBB runner: one task arena per NUMA node, its threads pinned to the node's CPUs, the
 // subproblems dealt to the nodes and to their threads, claimed in chunks, idle threads stealing
-// inside their node and then across nodes at the end (the policy is in schedule.hpp, the NUMA plan
+// inside their node and then across nodes at the end (the policy is in layout.hpp, the NUMA plan
 // in topology.hpp). Every worker keeps its own partial sums; they are joined once, at the end.
 #include "engine/count/runner.hpp"
 
@@ -33,11 +33,11 @@
 #include "base/threads.hpp"
 #include "engine/count/cost.hpp"
 #include "engine/count/count.hpp"
+#include "engine/count/layout.hpp"
 #include "engine/count/memory.hpp"
 #include "engine/count/orchestrate.hpp"
 #include "engine/count/placement.hpp"
 #include "engine/count/plan.hpp"
-#include "engine/count/schedule.hpp"
 #include "engine/count/splits.hpp"
 #include "engine/count/topology.hpp"
 #include "kernels/kernels.hpp"
@@ -62,7 +62,7 @@ struct alignas(64) RangeWord {
   std::atomic<std::uint64_t> range{0};
 };
 
-// The work of a run (schedule.hpp's WorkLayout): every node's subproblems, laid out as one
+// The work of a run (layout.hpp's WorkLayout): every node's subproblems, laid out as one
 // range per thread, each node's part copied into memory bound to the node; and the range word
 // of every worker.
 //
@@ -418,7 +418,7 @@ class SeatHeld {
 };
 
 // Worker `me`: claims from the front of its own range; when that is empty, steals half of the
-// richest range (its node's first, then any node's: schedule.hpp), which becomes its own.
+// richest range (its node's first, then any node's: layout.hpp), which becomes its own.
 // WorkRanges has the invariants that make the compare-and-swaps below enough.
 void work(WorkRanges& work_ranges, std::size_t me, const Counter& counter, WorkerTally& tally) {
   const CpuPin pin(work_ranges.cpu[me]);
@@ -541,7 +541,7 @@ std::future<Expected<Topology>> start_reading_topology(const CountConfig& config
   return machine;
 }
 
-// Runs the plan on one arena per NUMA node (schedule.hpp has the policy); fills the result's
+// Runs the plan on one arena per NUMA node (layout.hpp has the policy); fills the result's
 // arena fields and task stats, and returns the sums of every worker's partial.
 Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig& config,
                       const RunHooks& hooks, std::future<Expected<Topology>>& machine,
@@ -574,7 +574,7 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
   std::vector<int> threads;
   for (const ArenaPlan& a : numa.arenas) threads.push_back(a.threads);
   // Dealt to the nodes largest first (the row-split plan in its own order instead, claim_order),
-  // each node's list split into one range per thread (schedule.hpp).
+  // each node's list split into one range per thread (layout.hpp).
   WorkRanges work_ranges;
   work_ranges.layout =
       lay_out_work(claim_order(estimate, plan.rowsplit()), estimate, threads, plan.rowsplit());

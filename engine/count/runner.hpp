@@ -1,5 +1,5 @@
 // The runner behind count() and count_selected() (run.cpp): a plan's tasks on one TBB arena per
-// NUMA node, claimed and stolen as schedule.hpp says, with the hooks a run adds (selection,
+// NUMA node, claimed and stolen as layout.hpp says, with the hooks a run adds (selection,
 // journal, costs, work beside) and its cross-check. Internal to the count library.
 #pragma once
 
@@ -84,7 +84,7 @@ class CrossCheck {
 // machine (a synthetic one of 65,536 CPUs takes hwloc seconds) must not hold up a cancelled run.
 std::future<Expected<Topology>> start_reading_topology(const CountConfig& config);
 
-// Runs the plan on one arena per NUMA node (schedule.hpp has the policy); fills the result's
+// Runs the plan on one arena per NUMA node (layout.hpp has the policy); fills the result's
 // arena fields and task stats, and returns the sums of every worker's partial.
 Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig& config,
                       const RunHooks& hooks, std::future<Expected<Topology>>& machine,

@@ -97,5 +97,54 @@ TEST(Dealer, ABatchLimitCapsEveryBatch) {
   EXPECT_EQ(dealer.checked(), 0u);
 }
 
+// --- The dealing's rules ---
+
+// The batch rule: a rank's batch is a multiple of its threads (every thread gets a task while
+// there are), at most 1/256 of the plan over all the threads a thread, never more than is left.
+TEST(DealerBatch, ATaskForEveryThreadAndASmallShareOfThePlan) {
+  const std::size_t plan = std::size_t{1} << 21, all = 1024 * 64;
+  EXPECT_EQ(dealer_batch(plan, plan, 64, all), 64u);     // 2^21 / (64 * 65536) < 1: one a thread
+  EXPECT_EQ(dealer_batch(plan, plan, 8, 1024), 8u * 8);  // the cap, 1/256 of the plan's share
+  EXPECT_EQ(dealer_batch(40, plan, 64, all), 40u);       // what is left
+  EXPECT_EQ(dealer_batch(1, 1, 1, 1), 1u);
+  EXPECT_EQ(dealer_batch(100000, 100000, 1, 4), 97u);  // guided 6250, capped at 100000 / 1024
+  EXPECT_EQ(dealer_batch(100, 100000, 1, 4), 6u);      // near the end, guided: 100 / 16
+  EXPECT_EQ(dealer_batch_cap(plan, 64, all), 64u);
+}
+
+// Tasks of no estimated cost ride along: they do not count toward a batch's size.
+TEST(DealerBatch, TasksOfNoCostDoNotCountTowardTheBatch) {
+  const std::vector<double> cost = {5, 4, 3, 0, 0, 0};  // in dealing order: the free ones last
+  auto at = [&](std::size_t i) { return cost[i]; };
+  EXPECT_EQ(dealer_batch_end(0, cost.size(), 2, at), 2u);
+  EXPECT_EQ(dealer_batch_end(2, cost.size(), 2, at), 6u);  // one costed task and every free one
+  EXPECT_EQ(dealer_batch_end(3, cost.size(), 1, at), 6u);
+  EXPECT_EQ(dealer_batch_end(6, cost.size(), 1, at), 6u);  // nothing left
+  const std::vector<double> many(kDealerFreeTasks + 10, 0);
+  EXPECT_EQ(dealer_batch_end(0, many.size(), 1, [&](std::size_t i) { return many[i]; }),
+            kDealerFreeTasks);
+}
+
+// The dealing order: the largest estimated cost first, ties in plan order.
+TEST(DealerOrder, LargestEstimateFirstTiesInPlanOrder) {
+  const std::vector<double> cost = {1, 5, 3, 5, 0};
+  EXPECT_EQ(dealer_order(cost.size(), [&](std::size_t i) { return cost[i]; }),
+            (std::vector<std::size_t>{1, 3, 2, 0, 4}));
+}
+
+// Runs of consecutive tasks go together, in plan order, the costliest run first (ties in plan
+// order), so that the join meets its neighbours; the run is 1 where the plan has few tasks a
+// thread, and at most kDealerMaxRun.
+TEST(DealerOrder, RunsOfNeighboursLargestRunFirst) {
+  const std::vector<double> cost = {1, 5, 3, 5, 0, 9, 2};  // runs of 2: 6, 8, 9, 2
+  EXPECT_EQ(dealer_order(
+                cost.size(), [&](std::size_t i) { return cost[i]; }, 2),
+            (std::vector<std::size_t>{4, 5, 2, 3, 0, 1, 6}));
+  EXPECT_EQ(dealer_run(1000, 64), 1u);  // fewer than 256 tasks a thread
+  EXPECT_EQ(dealer_run(5120, 2), 10u);  // 2,560 a thread: runs of 10, 256 a thread
+  EXPECT_EQ(dealer_run(5120, 20), 1u);  // 256 a thread: a full batch is one task a thread
+  EXPECT_EQ(dealer_run(1u << 20, 2), kDealerMaxRun);
+}
+
 }  // namespace
 }  // namespace nq

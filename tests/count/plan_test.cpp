@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "engine/count/schedule.hpp"
+#include "engine/count/dealer.hpp"
 #include "engine/count/splits.hpp"
 #include "kernels/kernels.hpp"
 #include "tests/brute_force.hpp"

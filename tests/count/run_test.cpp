@@ -22,7 +22,7 @@
 #include "engine/count/cost.hpp"
 #include "engine/count/count.hpp"
 #include "engine/count/known.hpp"
-#include "engine/count/schedule.hpp"
+#include "engine/count/task_stats.hpp"
 #include "tests/brute_force.hpp"
 #include "tests/cli_runner.hpp"
 #include "tests/count/run_count.hpp"

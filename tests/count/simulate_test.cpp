@@ -1,6 +1,6 @@
-// The scheduling policy (deal, ranges, steals) and the simulator that replays it, with the
-// task-stats file it reads.
-#include "engine/count/schedule.hpp"
+// The scaling simulator (engine/count/simulate.hpp): the runner's policy and nqcount-mpi's
+// dealing replayed on measured task costs.
+#include "engine/count/simulate.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -12,225 +12,16 @@
 #include <queue>
 #include <random>
 
+#include "engine/count/dealer.hpp"
+#include "engine/count/layout.hpp"
+#include "engine/count/simulate.hpp"
 #include "engine/count/topology.hpp"
 #include "tests/cli_runner.hpp"
 
 namespace nq {
 namespace {
 
-TEST(Schedule, LargestFirstIsStable) {
-  EXPECT_EQ(largest_first({1, 5, 3, 5, 0}), (std::vector<std::uint32_t>{1, 3, 2, 0, 4}));
-}
-
-TEST(Schedule, DealsInProportionToThreads) {
-  const std::vector<double> costs(400, 1.0);
-  std::vector<std::uint32_t> order(400);
-  std::iota(order.begin(), order.end(), 0u);
-  const auto q = deal_to_arenas(order, costs, {1, 3});
-  ASSERT_EQ(q.size(), 2u);
-  EXPECT_EQ(q[0].size(), 100u);
-  EXPECT_EQ(q[1].size(), 300u);
-  // Every index dealt exactly once, each queue in dealing order.
-  std::vector<int> seen(400, 0);
-  for (const auto& queue : q) {
-    EXPECT_TRUE(std::is_sorted(queue.begin(), queue.end()));
-    for (std::uint32_t i : queue) ++seen[i];
-  }
-  EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int s) { return s == 1; }));
-}
-
-TEST(Schedule, DealBalancesUnequalCosts) {
-  std::vector<double> costs;
-  for (int i = 0; i < 1000; ++i) costs.push_back(1.0 + i % 97);
-  const auto q = deal_to_arenas(largest_first(costs), costs, {4, 4, 4, 4});
-  std::vector<double> load;
-  for (const auto& queue : q) {
-    double l = 0;
-    for (std::uint32_t i : queue) l += costs[i];
-    load.push_back(l);
-  }
-  const auto [lo, hi] = std::minmax_element(load.begin(), load.end());
-  EXPECT_LE(*hi - *lo, 97.0);  // LPT: within one task of each other
-}
-
-TEST(Schedule, ClaimSizeStaysSmall) {
-  EXPECT_EQ(claim_size(0, 4), 1u);
-  EXPECT_EQ(claim_size(100, 4), 1u);
-  EXPECT_EQ(claim_size(1000000, 1), 16u);
-  EXPECT_EQ(claim_size(1280, 4), 10u);
-}
-
-std::vector<std::uint32_t> iota_ids(std::size_t count) {
-  std::vector<std::uint32_t> ids(count);
-  std::iota(ids.begin(), ids.end(), 0u);
-  return ids;
-}
-
-double cost_of(const std::vector<std::uint32_t>& ids, std::size_t from, std::size_t to,
-               const std::vector<double>& costs) {
-  double c = 0;
-  for (std::size_t k = from; k < to; ++k) c += costs[ids[k]];
-  return c;
-}
-
-TEST(Schedule, ThreadRangesAreLptSharesLargestFirst) {
-  std::vector<double> costs;
-  for (int i = 0; i < 200; ++i) costs.push_back(1.0 + (i * 37) % 101);
-  const auto order = largest_first(costs);
-  const ThreadRanges r = split_among_threads(order, costs, 4, false);
-  ASSERT_EQ(r.bounds.size(), 5u);
-  EXPECT_EQ(r.bounds.front(), 0u);
-  EXPECT_EQ(r.bounds.back(), order.size());
-  // A permutation of the list, each range what deal_to_arenas gives that thread, in order.
-  EXPECT_TRUE(std::is_permutation(r.ids.begin(), r.ids.end(), order.begin()));
-  const auto shares = deal_to_arenas(order, costs, {1, 1, 1, 1});
-  std::vector<double> load;
-  for (std::size_t t = 0; t < 4; ++t) {
-    const std::vector<std::uint32_t> range(r.ids.begin() + static_cast<long>(r.bounds[t]),
-                                           r.ids.begin() + static_cast<long>(r.bounds[t + 1]));
-    EXPECT_EQ(range, shares[t]) << t;
-    EXPECT_TRUE(std::is_sorted(range.begin(), range.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return costs[a] > costs[b];
-    })) << t;
-    load.push_back(cost_of(r.ids, r.bounds[t], r.bounds[t + 1], costs));
-  }
-  const auto [lo, hi] = std::minmax_element(load.begin(), load.end());
-  EXPECT_LE(*hi - *lo, 101.0);  // LPT: within one task of each other
-}
-
-TEST(Schedule, ThreadRangesInPlanOrderAreContiguousBlocksOfEqualCost) {
-  std::vector<double> costs;
-  for (int i = 0; i < 1000; ++i) costs.push_back(1.0 + i % 7);
-  const auto ids = iota_ids(costs.size());
-  const ThreadRanges r = split_among_threads(ids, costs, 3, true);
-  EXPECT_EQ(r.ids, ids);  // the order is kept
-  ASSERT_EQ(r.bounds.size(), 4u);
-  const double total = std::accumulate(costs.begin(), costs.end(), 0.0);
-  for (std::size_t t = 0; t < 3; ++t) {
-    EXPECT_LE(r.bounds[t], r.bounds[t + 1]);
-    EXPECT_NEAR(cost_of(ids, r.bounds[t], r.bounds[t + 1], costs), total / 3, 7.0) << t;
-  }
-  // More threads than subproblems: some ranges are empty, none overlap.
-  const ThreadRanges few = split_among_threads(iota_ids(2), {5, 5}, 4, true);
-  EXPECT_EQ(few.bounds.front(), 0u);
-  EXPECT_EQ(few.bounds.back(), 2u);
-  EXPECT_TRUE(std::is_sorted(few.bounds.begin(), few.bounds.end()));
-}
-
-TEST(Schedule, StealSplitsTheWorkInHalves) {
-  const std::vector<double> costs(100, 1.0);
-  const auto after = suffix_costs(iota_ids(100), costs);
-  EXPECT_EQ(steal_split(after, 0, 100), 50u);   // half of equal tasks
-  EXPECT_EQ(steal_split(after, 90, 100), 95u);  // only what is left counts
-  EXPECT_EQ(steal_split(after, 98, 100), 99u);  // two: one each
-  EXPECT_EQ(steal_split(after, 41, 42), 41u);   // one: the thief takes it
-  // Largest first: the back holds many small tasks, the owner keeps its big ones.
-  const std::vector<double> falling = {50, 20, 10, 5, 5, 4, 3, 2, 1};  // 100 in all
-  const auto fall_after = suffix_costs(iota_ids(falling.size()), falling);
-  EXPECT_EQ(steal_split(fall_after, 0, falling.size()), 1u);  // 50 and 50: a tie, the back
-  EXPECT_EQ(steal_split(fall_after, 1, falling.size()), 3u);  // of 50: 20 or 30, a tie too
-  // A huge task at the front: the thief takes the rest, never the owner's front position.
-  const std::vector<double> huge = {1000, 1, 1};
-  const auto huge_after = suffix_costs(iota_ids(3), huge);
-  EXPECT_EQ(steal_split(huge_after, 0, 3), 1u);
-  // ...and a huge task at the back goes alone.
-  const std::vector<double> back = {1, 1, 1000};
-  EXPECT_EQ(steal_split(suffix_costs(iota_ids(3), back), 0, 3), 2u);
-  // Random ranges: begin <= mid < end, and mid > begin once there are two positions.
-  std::mt19937 rng(5);
-  std::vector<double> random_costs;
-  for (int i = 0; i < 500; ++i) random_costs.push_back(static_cast<double>(rng() % 1000));
-  const auto random_after = suffix_costs(iota_ids(500), random_costs);
-  for (int trial = 0; trial < 2000; ++trial) {
-    const std::size_t b = rng() % 500, e = b + 1 + rng() % (500 - b);
-    const std::size_t mid = steal_split(random_after, b, e);
-    EXPECT_GE(mid, b);
-    EXPECT_LT(mid, e);
-    if (e - b >= 2) {
-      EXPECT_GT(mid, b);
-    }
-  }
-}
-
-TEST(Schedule, ThievesTakeTheLargestHalfOrTheOwnersFarSide) {
-  const std::vector<double> costs = {8, 4, 2, 1, 1, 6, 6};
-  // Largest first: the thief takes the front (the largest tasks left), the owner the rest.
-  WorkLayout lpt = lay_out_work(iota_ids(5), costs, {1}, false);
-  EXPECT_TRUE(lpt.steal_front);
-  StealCut c = cut_for_steal(lpt, 0, 5);  // 8 | 4 2 1 1
-  EXPECT_EQ(c.thief_begin, 0u);
-  EXPECT_EQ(c.thief_end, 1u);
-  EXPECT_EQ(c.victim_begin, 1u);
-  EXPECT_EQ(c.victim_end, 5u);
-  c = cut_for_steal(lpt, 1, 5);  // claimed: position 0; of 4 2 1 1, 4 | 2 1 1 (a tie)
-  EXPECT_EQ(c.thief_begin, 1u);
-  EXPECT_EQ(c.thief_end, 2u);
-  EXPECT_EQ(c.victim_begin, 2u);
-  c = cut_for_steal(lpt, 4, 5);  // one position: the thief takes it, the owner keeps nothing
-  EXPECT_EQ(c.thief_begin, 4u);
-  EXPECT_EQ(c.thief_end, 5u);
-  EXPECT_GE(c.victim_begin, c.victim_end);
-  // Plan order: the thief takes the back, the owner goes on with its neighbours.
-  WorkLayout plan = lay_out_work(iota_ids(7), costs, {1}, true);
-  EXPECT_FALSE(plan.steal_front);
-  c = cut_for_steal(plan, 3, 7);  // of 1 1 6 6 (14): 1 1 6 | 6, the back part nearest 7
-  EXPECT_EQ(c.victim_begin, 3u);
-  EXPECT_EQ(c.victim_end, 6u);
-  EXPECT_EQ(c.thief_begin, 6u);
-  EXPECT_EQ(c.thief_end, 7u);
-  c = cut_for_steal(plan, 6, 7);
-  EXPECT_EQ(c.thief_begin, 6u);
-  EXPECT_EQ(c.thief_end, 7u);
-  EXPECT_GE(c.victim_begin, c.victim_end);
-}
-
-TEST(Schedule, RangeWorkIsPositiveForAnyNonEmptyRange) {
-  const std::vector<double> costs = {1e18, 0, 0, 1e-30};
-  const auto after = suffix_costs(iota_ids(4), costs);
-  EXPECT_EQ(range_work(after, 2, 2), 0.0);
-  EXPECT_GT(range_work(after, 1, 3), 0.0);  // rounded to nothing, still not empty
-  EXPECT_DOUBLE_EQ(range_work(after, 0, 4), 1e18);
-}
-
-TEST(Schedule, ThievesStealAtHomeFirstThenAnywhere) {
-  // Two nodes of three workers each.
-  const std::vector<double> costs(60, 1.0);
-  const WorkLayout layout = lay_out_work(iota_ids(60), costs, {3, 3}, false);
-  ASSERT_EQ(layout.workers(), 6u);
-  EXPECT_EQ(layout.node_of, (std::vector<int>{0, 0, 0, 1, 1, 1}));
-  EXPECT_EQ(layout.node_at(0), 0);
-  EXPECT_EQ(layout.node_at(59), 1);
-  EXPECT_EQ(layout.node_at(layout.node_begin[1]), 1);
-  std::vector<double> left = {0, 3, 5, 9, 9, 0};
-  auto pick = [&](int node) {
-    return range_to_steal(layout, node, [&](std::size_t w) { return left[w]; });
-  };
-  EXPECT_EQ(pick(0), 2);  // the richest at home, though node 1 is richer
-  EXPECT_EQ(pick(1), 3);  // ties to the lower worker
-  left = {0, 0, 0, 9, 1, 0};
-  EXPECT_EQ(pick(0), 3);  // nothing at home: help the other node
-  left.assign(6, 0);
-  EXPECT_EQ(pick(0), -1);
-  EXPECT_EQ(pick(1), -1);
-}
-
-TEST(Schedule, LayoutCoversEveryIndexOnce) {
-  std::vector<double> costs;
-  for (int i = 0; i < 777; ++i) costs.push_back(static_cast<double>(i % 13));
-  for (bool keep_order : {false, true}) {
-    const WorkLayout layout = lay_out_work(largest_first(costs), costs, {5, 2, 1}, keep_order);
-    EXPECT_TRUE(
-        std::is_permutation(layout.ids.begin(), layout.ids.end(), iota_ids(costs.size()).begin()));
-    ASSERT_EQ(layout.range_begin.size(), 9u);
-    EXPECT_TRUE(std::is_sorted(layout.range_begin.begin(), layout.range_begin.end()));
-    EXPECT_EQ(layout.worker_begin, (std::vector<std::size_t>{0, 5, 7, 8}));
-    for (std::size_t w = 0; w < 8; ++w) {  // a range never spans two nodes
-      const auto k = static_cast<std::size_t>(layout.node_of[w]);
-      EXPECT_GE(layout.range_begin[w], layout.node_begin[k]);
-      EXPECT_LE(layout.range_begin[w + 1], layout.node_begin[k + 1]);
-    }
-  }
-}
+using namespace detail;  // the layout the replays share
 
 std::vector<TaskStat> tasks_of(const std::vector<double>& seconds) {
   std::vector<TaskStat> t;
@@ -268,53 +59,6 @@ TEST(DealerSimulator, OneRankTakesTheSumAndASlowRootIsTheBottleneck) {
   // More threads a rank: the same tasks, fewer batches' worth of wall time each.
   const auto wide = simulate_dealer(tasks_of(equal), 4, 16, 0);
   EXPECT_GT(wide.efficiency, 0.8);
-}
-
-// The batch rule: a rank's batch is a multiple of its threads (every thread gets a task while
-// there are), at most 1/256 of the plan over all the threads a thread, never more than is left.
-TEST(DealerBatch, ATaskForEveryThreadAndASmallShareOfThePlan) {
-  const std::size_t plan = std::size_t{1} << 21, all = 1024 * 64;
-  EXPECT_EQ(dealer_batch(plan, plan, 64, all), 64u);     // 2^21 / (64 * 65536) < 1: one a thread
-  EXPECT_EQ(dealer_batch(plan, plan, 8, 1024), 8u * 8);  // the cap, 1/256 of the plan's share
-  EXPECT_EQ(dealer_batch(40, plan, 64, all), 40u);       // what is left
-  EXPECT_EQ(dealer_batch(1, 1, 1, 1), 1u);
-  EXPECT_EQ(dealer_batch(100000, 100000, 1, 4), 97u);  // guided 6250, capped at 100000 / 1024
-  EXPECT_EQ(dealer_batch(100, 100000, 1, 4), 6u);      // near the end, guided: 100 / 16
-  EXPECT_EQ(dealer_batch_cap(plan, 64, all), 64u);
-}
-
-// Tasks of no estimated cost ride along: they do not count toward a batch's size.
-TEST(DealerBatch, TasksOfNoCostDoNotCountTowardTheBatch) {
-  const std::vector<double> cost = {5, 4, 3, 0, 0, 0};  // in dealing order: the free ones last
-  auto at = [&](std::size_t i) { return cost[i]; };
-  EXPECT_EQ(dealer_batch_end(0, cost.size(), 2, at), 2u);
-  EXPECT_EQ(dealer_batch_end(2, cost.size(), 2, at), 6u);  // one costed task and every free one
-  EXPECT_EQ(dealer_batch_end(3, cost.size(), 1, at), 6u);
-  EXPECT_EQ(dealer_batch_end(6, cost.size(), 1, at), 6u);  // nothing left
-  const std::vector<double> many(kDealerFreeTasks + 10, 0);
-  EXPECT_EQ(dealer_batch_end(0, many.size(), 1, [&](std::size_t i) { return many[i]; }),
-            kDealerFreeTasks);
-}
-
-// The dealing order: the largest estimated cost first, ties in plan order.
-TEST(DealerOrder, LargestEstimateFirstTiesInPlanOrder) {
-  const std::vector<double> cost = {1, 5, 3, 5, 0};
-  EXPECT_EQ(dealer_order(cost.size(), [&](std::size_t i) { return cost[i]; }),
-            (std::vector<std::size_t>{1, 3, 2, 0, 4}));
-}
-
-// Runs of consecutive tasks go together, in plan order, the costliest run first (ties in plan
-// order), so that the join meets its neighbours; the run is 1 where the plan has few tasks a
-// thread, and at most kDealerMaxRun.
-TEST(DealerOrder, RunsOfNeighboursLargestRunFirst) {
-  const std::vector<double> cost = {1, 5, 3, 5, 0, 9, 2};  // runs of 2: 6, 8, 9, 2
-  EXPECT_EQ(dealer_order(
-                cost.size(), [&](std::size_t i) { return cost[i]; }, 2),
-            (std::vector<std::size_t>{4, 5, 2, 3, 0, 1, 6}));
-  EXPECT_EQ(dealer_run(1000, 64), 1u);  // fewer than 256 tasks a thread
-  EXPECT_EQ(dealer_run(5120, 2), 10u);  // 2,560 a thread: runs of 10, 256 a thread
-  EXPECT_EQ(dealer_run(5120, 20), 1u);  // 256 a thread: a full batch is one task a thread
-  EXPECT_EQ(dealer_run(1u << 20, 2), kDealerMaxRun);
 }
 
 // The costly task estimated so goes first rather than last: the run does not end waiting on it.
@@ -491,104 +235,6 @@ TEST(Simulator, PlanOrderReplaysContiguousBlocks) {
   EXPECT_DOUBLE_EQ(simulate_schedule(tasks, 2, 16, 0, /*plan_order=*/false).makespan, 7);
 }
 
-TEST(Simulator, ReadsTaskStatsAndRejectsOtherFiles) {
-  const std::string path = test::temp_path("stats.csv");
-  {
-    std::ofstream f(path);
-    f << "id,nodes,seconds,estimate\n1,10,0.5,7\n0,20,0.25,9\n";
-  }
-  const auto t = read_task_stats(path);
-  ASSERT_TRUE(t.ok()) << t.error().message;
-  ASSERT_EQ(t->size(), 2u);
-  EXPECT_EQ((*t)[0].id, 0u);  // sorted by id
-  EXPECT_EQ((*t)[0].nodes, 20u);
-  EXPECT_DOUBLE_EQ((*t)[1].seconds, 0.5);
-  EXPECT_FALSE((*t)[0].plan_order);  // a file from before the column: largest first
-  {
-    std::ofstream f(path);
-    f << "id,nodes,seconds,estimate,plan_order\n0,10,0.5,7,1\n1,20,0.25,9,1\n";
-  }
-  const auto ordered = read_task_stats(path);
-  ASSERT_TRUE(ordered.ok()) << ordered.error().message;
-  EXPECT_TRUE((*ordered)[0].plan_order);
-  EXPECT_TRUE((*ordered)[1].plan_order);
-  for (const char* bad :
-       {"", "id,nodes\n1,2\n", "id,nodes,seconds,estimate\n",
-        "id,nodes,seconds,estimate\n1,2,x,4\n", "id,nodes,seconds,estimate\n1,2,-3,4\n",
-        "id,nodes,seconds,estimate,plan_order\n1,2,3,4\n",
-        "id,nodes,seconds,estimate,plan_order\n1,2,3,4,2\n"}) {
-    std::ofstream(path) << bad;
-    EXPECT_FALSE(read_task_stats(path).ok()) << bad;
-  }
-  std::remove(path.c_str());
-  EXPECT_FALSE(read_task_stats(path).ok());
-}
-
-TEST(Simulator, ReadsBackTheTaskStatsItsWriterFormats) {
-  std::vector<TaskStat> tasks(3);
-  for (std::uint32_t i = 0; i < 3; ++i) {
-    tasks[i].id = 2 - i;
-    tasks[i].nodes = 1000 + i;
-    tasks[i].seconds = 0.125 * (i + 1);
-    tasks[i].estimate = 7.5 * i;
-    tasks[i].plan_order = true;
-    tasks[i].resumed = i == 1;
-  }
-  const std::string text = format_task_stats(tasks);
-  EXPECT_EQ(text.rfind(std::string(kTaskStatsHeader) + "\n", 0), 0u) << text;
-  const std::string path = test::temp_path("stats_rt");
-  std::ofstream(path) << text;
-  const auto back = read_task_stats(path);
-  std::remove(path.c_str());
-  ASSERT_TRUE(back.ok()) << back.error().message;
-  ASSERT_EQ(back->size(), 3u);
-  for (const TaskStat& t : *back) {
-    const TaskStat& want = tasks[2 - t.id];
-    EXPECT_EQ(t.nodes, want.nodes);
-    EXPECT_DOUBLE_EQ(t.seconds, want.seconds);
-    EXPECT_DOUBLE_EQ(t.estimate, want.estimate);
-    EXPECT_TRUE(t.plan_order);
-    EXPECT_EQ(t.resumed, want.resumed);
-  }
-  // The replay's tasks: the resumed row left out.
-  const std::vector<TaskStat> timed = timed_tasks(*back);
-  ASSERT_EQ(timed.size(), 2u);
-  for (const TaskStat& t : timed) EXPECT_FALSE(t.resumed);
-  // A resumed flag other than 0 or 1 is refused with its line.
-  const auto bad = parse_task_stats(std::string(kTaskStatsHeader) + "\n0,1,1,1,0,2\n", "f");
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.error().message.find("f:2: "), std::string::npos) << bad.error().message;
-}
-
-// Malformed rows are refused, each with the number of its line (the header is line 1).
-TEST(Simulator, RefusesMalformedRowsWithTheLineNumber) {
-  const std::string head = "id,nodes,seconds,estimate,plan_order\n";
-  const std::string good = "0,10,0.5,7,0\n";
-  struct Case {
-    const char* row;
-    const char* why;
-  };
-  for (const Case& c :
-       {Case{"1,-10,0.5,7,0\n", "negative nodes"}, Case{"-1,10,0.5,7,0\n", "negative id"},
-        Case{"0,10,0.5,7,0\n", "duplicate id"}, Case{"1,10,0.5,7,0junk\n", "trailing garbage"},
-        Case{"1,10,0.5,7,0,9\n", "an extra field"}, Case{"1,10,0.5,7,0\r\n", "CRLF"},
-        Case{"1, 10,0.5,7,0\n", "a padded field"}, Case{" 1,10,0.5,7,0\n", "a leading space"},
-        Case{"1,+10,0.5,7,0\n", "a plus sign"}, Case{"1,0x10,0.5,7,0\n", "hexadecimal"},
-        Case{"1,10,inf,7,0\n", "infinite seconds"}, Case{"1,10,nan,7,0\n", "not a number"},
-        Case{"1,10,0.5,7\n", "a missing field"},
-        Case{"4294967296,10,0.5,7,0\n", "an id above 32 bits"}}) {
-    const auto r = parse_task_stats(head + good + c.row, "stats.csv");
-    ASSERT_FALSE(r.ok()) << c.why;
-    const bool names_line = r.error().message.find("stats.csv:3: ") != std::string::npos ||
-                            r.error().message.find("rows 2 and 3") != std::string::npos;
-    EXPECT_TRUE(names_line) << c.why << ": " << r.error().message;
-  }
-  EXPECT_FALSE(parse_task_stats("id,nodes,seconds,estimate,plan_order\r\n0,1,1,1,0\n", "f").ok());
-  const auto fine = parse_task_stats(head + good + "1,3,1.5e-05,2,0\n", "stats.csv");
-  ASSERT_TRUE(fine.ok()) << fine.error().message;
-  EXPECT_DOUBLE_EQ((*fine)[1].seconds, 1.5e-05);
-}
-
 // The replay as it was written first, straight from the policy: a scan of the workers for each
 // steal (range_to_steal), every worker in the event queue from the start. simulate_schedule
 // answers the same in O(log P) a steal; the two must agree exactly.
@@ -644,6 +290,8 @@ SimulatedRun scanning_replay(const std::vector<TaskStat>& tasks, int workers, in
   }
   return run;
 }
+
+// Costs whose sums would overflow are refused at the row where the total passes the bound.
 
 // Item 7 of the second hardening round: the steal tree and the workers not yet queued change
 // how fast the replay runs, not what it finds: every steal and the makespan as the scan's, with
@@ -757,20 +405,6 @@ TEST(Simulator, ReplayMemoryGrowsWithRanksPlusTasks) {
   EXPECT_GT(many_ranks, 500 * small);             // and about in proportion to the ranks
   EXPECT_LT(simulate_schedule_bytes(2000, 1 << 16, 16), std::uint64_t{1} << 24);
   EXPECT_GT(simulate_schedule_bytes(1 << 20, 4, 16), simulate_schedule_bytes(1 << 10, 4, 16));
-}
-
-// Costs whose sums would overflow are refused at the row where the total passes the bound.
-TEST(Simulator, RefusesProfilesWhoseTotalsCouldOverflow) {
-  const std::string head = "id,nodes,seconds,estimate,plan_order\n";
-  const auto seconds = parse_task_stats(head + "0,1,1,1,0\n1,1,1e308,1,0\n", "s.csv");
-  ASSERT_FALSE(seconds.ok());
-  EXPECT_EQ(seconds.error().message.rfind("s.csv:3: the seconds ", 0), 0u)
-      << seconds.error().message;
-  const auto estimates = parse_task_stats(head + "0,1,1,6e99,0\n1,1,1,6e99,0\n", "e.csv");
-  ASSERT_FALSE(estimates.ok());
-  EXPECT_EQ(estimates.error().message.rfind("e.csv:3: the estimates ", 0), 0u)
-      << estimates.error().message;
-  EXPECT_TRUE(parse_task_stats(head + "0,1,5e99,5e99,0\n1,1,5e99,5e99,0\n", "f.csv").ok());
 }
 
 }  // namespace
