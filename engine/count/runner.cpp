@@ -541,131 +541,118 @@ std::future<Expected<Topology>> start_reading_topology(const CountConfig& config
   return machine;
 }
 
-// Runs the plan on one arena per NUMA node (layout.hpp has the policy); fills the result's
-// arena fields and task stats, and returns the sums of every worker's partial.
-Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig& config,
-                      const RunHooks& hooks, std::future<Expected<Topology>>& machine,
-                      std::chrono::steady_clock::time_point start, CountResult& result,
-                      Monitor* monitor, CrossCheck& check) {
+namespace {
+
+// The arenas of a run by the NUMA plan, once the machine is read (false: cancelled meanwhile):
+// as many threads as the host lets this count have (base/threads.hpp; TBB's cap raised past the
+// hardware for the count's life where more are asked, never lowered).
+bool plan_the_arenas(std::future<Expected<Topology>>& machine, Monitor* monitor,
+                     const CountConfig& config, CountResult& result, NumaPlan& numa) {
   Topology topology;
-  if (!wait_for_topology(machine, monitor)) return {};  // cancelled: nothing counted
+  if (!wait_for_topology(machine, monitor)) return false;
   if (machine.valid()) {
     auto t = machine.get();
     if (t.ok()) topology = *t;  // no topology: one unpinned arena, as with --numa off
   }
-  // The threads the host lets this count have (base/threads.hpp): TBB's cap raised past the
-  // hardware for the count's life where more are asked, never lowered.
-  const auto raised = raise_cap_for(resolve_threads(result.threads));
   result.threads = allowed_threads(result.threads);
-  const NumaPlan numa = plan_arenas(topology, result.threads, config.numa);
+  numa = plan_arenas(topology, result.threads, config.numa);
   result.numa_nodes = static_cast<int>(numa.arenas.size());
+  return true;
+}
 
-  // Order and deal by estimated cost; only the selected subproblems (resume, MPI) are dealt,
-  // and with a selection every array here is the selection's size, not the plan's: an MPI rank
-  // counts many small batches of a plan of up to millions of tasks.
-  const std::size_t total = plan.size();
-  // The run's own index k: the plan's task k, or the selection's k-th.
-  const std::vector<std::uint64_t>* selection = hooks.selection;
-  const std::vector<std::uint64_t>& costs = selection ? *hooks.selection_costs : *hooks.costs;
-  auto plan_index = [&](std::size_t k) { return selection ? (*selection)[k] : k; };
-  std::vector<double> estimate;
+// The run's work, laid out (layout.hpp): the selected tasks (all of them without a selection:
+// a resumed run's and an MPI rank's are a part, and every array here is then the selection's
+// size, not the plan's), dealt to the nodes largest first (the row-split plan in its own order
+// instead, claim_order), each node's list split into one range per thread; one CPU a worker
+// where an arena has as many threads as CPUs (topology.hpp, worker_cpus; not with --numa off,
+// which leaves every thread to the operating system).
+void lay_out(const Plan& plan, const RunHooks& hooks, const NumaPlan& numa,
+             const CountConfig& config, const std::vector<int>& allowed,
+             std::vector<double>& estimate, WorkRanges& work) {
+  const std::vector<std::uint64_t>& costs = hooks.selection ? *hooks.selection_costs : *hooks.costs;
   reserve_prefaulted(estimate, costs.size());
   for (std::uint64_t c : costs) estimate.push_back(static_cast<double>(c));
   std::vector<int> threads;
   for (const ArenaPlan& a : numa.arenas) threads.push_back(a.threads);
-  // Dealt to the nodes largest first (the row-split plan in its own order instead, claim_order),
-  // each node's list split into one range per thread (layout.hpp).
-  WorkRanges work_ranges;
-  work_ranges.layout =
+  work.layout =
       lay_out_work(claim_order(estimate, plan.rowsplit()), estimate, threads, plan.rowsplit());
-  const WorkLayout& layout = work_ranges.layout;
-  reserve_prefaulted(work_ranges.cost, layout.ids.size());
-  for (std::uint32_t& id : work_ranges.layout.ids) {
-    work_ranges.cost.push_back(costs[id]);
-    id = static_cast<std::uint32_t>(plan_index(id));
+  const WorkLayout& layout = work.layout;
+  reserve_prefaulted(work.cost, layout.ids.size());
+  for (std::uint32_t& id : work.layout.ids) {  // the run's own index k to the plan's
+    work.cost.push_back(costs[id]);
+    id = static_cast<std::uint32_t>(hooks.selection ? (*hooks.selection)[id] : id);
   }
-  work_ranges.words = std::make_unique<RangeWord[]>(layout.workers());
+  work.words = std::make_unique<RangeWord[]>(layout.workers());
   for (std::size_t w = 0; w < layout.workers(); ++w)
-    work_ranges.words[w].range.store(pack_range(layout.range_begin[w], layout.range_begin[w + 1]),
-                                     std::memory_order_relaxed);
-  // One CPU a worker where an arena has as many threads as CPUs (topology.hpp, worker_cpus);
-  // not with --numa off, which leaves every thread to the operating system. (`allowed` also
-  // tells whether the lone arena needs pinning at all, below.)
-  const std::vector<int> allowed = allowed_cpus();
-  work_ranges.cpu.assign(layout.workers(), -1);
-  if (config.numa) {
-    for (std::size_t a = 0; a < numa.arenas.size(); ++a) {
-      const std::vector<int> cpus = worker_cpus(numa.arenas[a], allowed);
-      for (std::size_t i = 0; i < cpus.size(); ++i)
-        work_ranges.cpu[layout.worker_begin[a] + i] = cpus[i];
-    }
+    work.words[w].range.store(pack_range(layout.range_begin[w], layout.range_begin[w + 1]),
+                              std::memory_order_relaxed);
+  work.cpu.assign(layout.workers(), -1);
+  if (!config.numa) return;
+  for (std::size_t a = 0; a < numa.arenas.size(); ++a) {
+    const std::vector<int> cpus = worker_cpus(numa.arenas[a], allowed);
+    for (std::size_t i = 0; i < cpus.size(); ++i) work.cpu[layout.worker_begin[a] + i] = cpus[i];
   }
+}
 
-  // Pinning and node-local memory only where there is something to place: one arena over
-  // every CPU this process may use needs neither (and then no hwloc topology is loaded).
-  const bool placed =
-      numa.arenas.size() > 1 ||
-      (!numa.arenas[0].cpus.empty() && !covers_allowed_cpus(numa.arenas[0].cpus, allowed));
-  std::optional<Binder> binder;
-  if (placed) binder.emplace();
-  const std::size_t nodes = numa.arenas.size();
-  work_ranges.local.assign(nodes, nullptr);
-  auto node_size = [&](std::size_t a) { return layout.node_begin[a + 1] - layout.node_begin[a]; };
-  for (std::size_t a = 0; a < nodes && binder && !plan.rowsplit(); ++a) {
-    // The node's subproblems on the node's own memory (hwloc_alloc_membind); where binding is
-    // impossible (a synthetic machine, no such node) it is ordinary memory. Unplaced: none.
-    Subproblem* local = static_cast<Subproblem*>(
-        binder->alloc_on_node(node_size(a) * sizeof(Subproblem), numa.arenas[a].node));
-    for (std::size_t k = 0; k < node_size(a); ++k)
-      new (local + k) Subproblem(plan.subproblems[layout.ids[layout.node_begin[a] + k]]);
-    work_ranges.local[a] = local;
-  }
-  if (config.task_stats) {
-    result.tasks.resize(total);
-    for (std::size_t i = 0; i < total; ++i) {
-      result.tasks[i].id = static_cast<std::uint32_t>(i);
-      if (hooks.costs) result.tasks[i].estimate = static_cast<double>((*hooks.costs)[i]);
-      result.tasks[i].plan_order = plan.rowsplit();
-      // Not selected: done by the run this one resumes, untimed here (TaskStat::resumed).
-      result.tasks[i].resumed = hooks.resuming;
-    }
-    for (std::size_t k = 0; k < costs.size(); ++k) {
-      TaskStat& st = result.tasks[plan_index(k)];
-      st.estimate = estimate[k];
-      st.resumed = false;
+// Each node's subproblems on the node's own memory (hwloc_alloc_membind; ordinary memory where
+// binding is impossible: a synthetic machine), for a placed run of a stored plan; freed when it
+// goes. The lazy row-split plan and an unplaced run keep none (WorkRanges::local stays null).
+class NodeMemory {
+ public:
+  NodeMemory(const Plan& plan, const NumaPlan& numa, Binder* binder, WorkRanges& work)
+      : binder_(binder), work_(work) {
+    const WorkLayout& layout = work.layout;
+    work.local.assign(numa.arenas.size(), nullptr);
+    for (std::size_t a = 0; a < numa.arenas.size() && binder && !plan.rowsplit(); ++a) {
+      auto* local = static_cast<Subproblem*>(
+          binder->alloc_on_node(size(a) * sizeof(Subproblem), numa.arenas[a].node));
+      for (std::size_t k = 0; k < size(a); ++k)
+        new (local + k) Subproblem(plan.subproblems[layout.ids[layout.node_begin[a] + k]]);
+      work.local[a] = local;
     }
   }
-  std::atomic<bool> abandoned{false};  // a worker loop failed: the others stop
-  const Counter counter(plan, kernel, hooks, monitor, config.task_stats ? &result.tasks : nullptr,
-                        check, abandoned);
+  ~NodeMemory() {
+    for (std::size_t a = 0; a < work_.local.size(); ++a)
+      if (work_.local[a]) binder_->free_memory(work_.local[a], size(a) * sizeof(Subproblem));
+  }
+  NodeMemory(const NodeMemory&) = delete;
+  NodeMemory& operator=(const NodeMemory&) = delete;
 
-  std::deque<tbb::task_arena> arenas;
-  std::deque<ArenaPinning> pinning;
-  std::vector<WorkerTally> tallies(layout.workers());
-  for (std::size_t a = 0; a < nodes; ++a) {
-    // The calling thread takes part (run_worker_loops): the first arena keeps it a slot.
-    arenas.emplace_back(threads[a], a == 0 ? 1 : 0);
-    // Unplaced: no observer (one per arena costs a TBB allocation that outlives the run).
-    pinning.emplace_back(arenas.back(), binder ? &*binder : nullptr,
-                         placed ? numa.arenas[a].cpus : kNoCpus);
+ private:
+  std::size_t size(std::size_t a) const {
+    return work_.layout.node_begin[a + 1] - work_.layout.node_begin[a];
   }
-  // Everything up to here ran before any counting: the serial part of the run.
-  result.setup_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  run_worker_loops(arenas, layout.worker_begin, [&](std::size_t w) {
-    try {
-      work(work_ranges, w, counter, tallies[w]);
-    } catch (...) {  // out of memory, say: the other loops stop too, and it is thrown on
-      abandoned.store(true, std::memory_order_relaxed);
-      throw;
-    }
-  });
+  Binder* binder_;
+  WorkRanges& work_;
+};
 
+// --task-stats: one record a task of the plan, by id; those not selected were done by the run
+// this one resumes, untimed here (TaskStat::resumed).
+void start_task_stats(const Plan& plan, const RunHooks& hooks, const std::vector<double>& estimate,
+                      std::vector<TaskStat>& tasks) {
+  tasks.resize(plan.size());
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    tasks[i].id = static_cast<std::uint32_t>(i);
+    if (hooks.costs) tasks[i].estimate = static_cast<double>((*hooks.costs)[i]);
+    tasks[i].plan_order = plan.rowsplit();
+    tasks[i].resumed = hooks.resuming;
+  }
+  for (std::size_t k = 0; k < estimate.size(); ++k) {
+    TaskStat& st = tasks[hooks.selection ? (*hooks.selection)[k] : k];
+    st.estimate = estimate[k];
+    st.resumed = false;
+  }
+}
+
+// What the arenas did, from their workers' tallies; the sum of every worker's partial.
+Partial collect(const NumaPlan& numa, const WorkLayout& layout,
+                const std::vector<WorkerTally>& tallies, const std::deque<ArenaPinning>& pinning,
+                CountResult& result) {
   Partial sum;
-  for (std::size_t a = 0; a < nodes; ++a) {
+  for (std::size_t a = 0; a < numa.arenas.size(); ++a) {
     ArenaResult r;
     r.node = numa.arenas[a].node;
-    r.threads = threads[a];
+    r.threads = numa.arenas[a].threads;
     r.cpus = numa.arenas[a].cpus;
     r.pinned = pinning[a].pinned();
     for (std::size_t w = layout.worker_begin[a]; w < layout.worker_begin[a + 1]; ++w) {
@@ -681,10 +668,59 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
     std::sort(r.ran_on.begin(), r.ran_on.end());
     r.ran_on.erase(std::unique(r.ran_on.begin(), r.ran_on.end()), r.ran_on.end());
     result.arenas.push_back(std::move(r));
-    if (work_ranges.local[a])
-      binder->free_memory(work_ranges.local[a], node_size(a) * sizeof(Subproblem));
   }
   return sum;
+}
+
+}  // namespace
+
+// Runs the plan on one arena per NUMA node (layout.hpp has the policy); fills the result's
+// arena fields and task stats, and returns the sums of every worker's partial.
+Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig& config,
+                      const RunHooks& hooks, std::future<Expected<Topology>>& machine,
+                      std::chrono::steady_clock::time_point start, CountResult& result,
+                      Monitor* monitor, CrossCheck& check) {
+  const auto raised = raise_cap_for(resolve_threads(result.threads));
+  NumaPlan numa;
+  if (!plan_the_arenas(machine, monitor, config, result, numa)) return {};  // cancelled
+  const std::vector<int> allowed = allowed_cpus();
+  std::vector<double> estimate;
+  WorkRanges work_ranges;
+  lay_out(plan, hooks, numa, config, allowed, estimate, work_ranges);
+  // Pinning and node-local memory only where there is something to place: one arena over
+  // every CPU this process may use needs neither (and then no hwloc topology is loaded).
+  const bool placed =
+      numa.arenas.size() > 1 ||
+      (!numa.arenas[0].cpus.empty() && !covers_allowed_cpus(numa.arenas[0].cpus, allowed));
+  std::optional<Binder> binder;
+  if (placed) binder.emplace();
+  const NodeMemory node_memory(plan, numa, binder ? &*binder : nullptr, work_ranges);
+  if (config.task_stats) start_task_stats(plan, hooks, estimate, result.tasks);
+  std::atomic<bool> abandoned{false};  // a worker loop failed: the others stop
+  const Counter counter(plan, kernel, hooks, monitor, config.task_stats ? &result.tasks : nullptr,
+                        check, abandoned);
+  std::deque<tbb::task_arena> arenas;
+  std::deque<ArenaPinning> pinning;
+  for (std::size_t a = 0; a < numa.arenas.size(); ++a) {
+    // The calling thread takes part (run_worker_loops): the first arena keeps it a slot.
+    arenas.emplace_back(numa.arenas[a].threads, a == 0 ? 1 : 0);
+    // Unplaced: no observer (one per arena costs a TBB allocation that outlives the run).
+    pinning.emplace_back(arenas.back(), binder ? &*binder : nullptr,
+                         placed ? numa.arenas[a].cpus : kNoCpus);
+  }
+  // Everything up to here ran before any counting: the serial part of the run.
+  result.setup_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<WorkerTally> tallies(work_ranges.layout.workers());
+  run_worker_loops(arenas, work_ranges.layout.worker_begin, [&](std::size_t w) {
+    try {
+      work(work_ranges, w, counter, tallies[w]);
+    } catch (...) {  // out of memory, say: the other loops stop too, and it is thrown on
+      abandoned.store(true, std::memory_order_relaxed);
+      throw;
+    }
+  });
+  return collect(numa, work_ranges.layout, tallies, pinning, result);
 }
 
 }  // namespace nq::detail
