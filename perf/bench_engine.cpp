@@ -45,7 +45,7 @@ void BM_RowSplitCosts(benchmark::State& state) {
   tbb::task_arena one(1);
   for (auto _ : state) one.execute([&] { benchmark::DoNotOptimize(nq::estimate_costs(plan)); });
   state.counters["ranks/s"] =
-      benchmark::Counter(static_cast<double>(plan.ranks) * static_cast<double>(state.iterations()),
+      benchmark::Counter(static_cast<double>(plan.splits) * static_cast<double>(state.iterations()),
                          benchmark::Counter::kIsRate);
 }
 

@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   const nq::Kernel* join = nq::find_kernel("join");
   if (join->prepare) join->prepare(n);
   const nq::Plan plan = nq::plan_rowsplit(n, false);  // lazy: its ranks only
-  const std::uint64_t ranks = plan.ranks;
+  const std::uint64_t ranks = plan.splits;
   std::mt19937_64 rng(seed);
   double setup = 0, west = 0, pair = 0, pair_only = 0, solutions = 0, chunk_pairs = 0;
   double spent = 0;
@@ -38,15 +38,15 @@ int main(int argc, char** argv) {
     double sum = 0;
     while (pool.size() < 8) {
       const std::uint64_t r = rng() % ranks;
-      if (nq::rowsplit_rank(plan, r).weight == 0) continue;
-      const auto c = static_cast<double>(nq::rowsplit_rank_cost(plan, r));
+      if (nq::split_subproblem(plan, r).weight == 0) continue;
+      const auto c = static_cast<double>(nq::split_cost(plan, r));
       pool.emplace_back(r, c);
       sum += c;
     }
     double x = std::uniform_real_distribution<double>(0, sum)(rng);
     std::size_t pick = 0;
     while (pick + 1 < pool.size() && x >= pool[pick].second) x -= pool[pick++].second;
-    const nq::RankedSubproblem key = nq::rowsplit_rank(plan, pool[pick].first);
+    const nq::SplitSubproblem key = nq::split_subproblem(plan, pool[pick].first);
     const nq::Subproblem s = key.subproblem;
     const double t0 = nq::thread_cpu_seconds();
     const nq::JoinSample js =

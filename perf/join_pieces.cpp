@@ -28,10 +28,10 @@ int main(int argc, char** argv) {
   const nq::Kernel& join = *nq::find_kernel("join");
   if (join.prepare) join.prepare(n);
   const nq::Plan whole = nq::plan_rowsplit(n, false);
-  const nq::Plan cut = nq::plan_rowsplit(n, false, {}, whole.ranks * parts);
-  if (cut.parts != parts) {
+  const nq::Plan cut = nq::plan_rowsplit(n, false, {}, whole.splits * parts);
+  if (cut.pieces != parts) {
     std::fprintf(stderr, "nq_join_pieces: the plan of n = %d cuts into %llu parts\n", n,
-                 static_cast<unsigned long long>(cut.parts));
+                 static_cast<unsigned long long>(cut.pieces));
     return 2;
   }
   auto count = [&](const nq::Subproblem& s) {
@@ -41,10 +41,10 @@ int main(int argc, char** argv) {
   };
   double whole_seconds = 0, pieces_seconds = 0;
   for (int d = 0; d < draws; ++d) {
-    std::uint64_t rank = (2 * static_cast<std::uint64_t>(d) + 1) * whole.ranks / (2 * draws);
-    while (rank + 1 < whole.ranks && nq::rowsplit_rank(whole, rank).weight == 0) ++rank;
+    std::uint64_t rank = (2 * static_cast<std::uint64_t>(d) + 1) * whole.splits / (2 * draws);
+    while (rank + 1 < whole.splits && nq::split_subproblem(whole, rank).weight == 0) ++rank;
     const double t0 = nq::thread_cpu_seconds();
-    const std::uint64_t solutions = count(nq::rowsplit_rank(whole, rank).subproblem);
+    const std::uint64_t solutions = count(nq::split_subproblem(whole, rank).subproblem);
     const double t1 = nq::thread_cpu_seconds();
     std::uint64_t sum = 0;
     for (std::uint64_t p = 0; p < parts; ++p)

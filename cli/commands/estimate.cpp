@@ -149,8 +149,8 @@ std::string check_text(const EstimateResult& r) {
 void print_text(const EstimateArgs& args, const EstimateResult& r) {
   Lines line;
   line("n", std::to_string(r.n));
-  line("plan", std::to_string(r.subproblems) + " subproblems (" + std::to_string(r.ranks) +
-                   " ranks in " + std::to_string(r.tasks) + " tasks)");
+  line("plan", std::to_string(r.subproblems) + " subproblems (" + std::to_string(r.splits) +
+                   " row splits in " + std::to_string(r.tasks) + " tasks)");
   line("sample", std::to_string(r.samples) + " subproblems in " + std::to_string(r.strata) +
                      " strata, " + fixed(r.sample_seconds, 1) + " CPU s, seed " +
                      std::to_string(args.seed));

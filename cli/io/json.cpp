@@ -80,7 +80,7 @@ void to_json(nlohmann::json& j, const EstimateResult& r) {
   };
   j = {{"n", r.n},
        {"subproblems", r.subproblems},
-       {"ranks", r.ranks},
+       {"splits", r.splits},
        {"tasks", r.tasks},
        {"strata", r.strata},
        {"samples", r.samples},

@@ -121,14 +121,14 @@ std::uint64_t detail::estimate_plan_cost(const Plan& plan, std::size_t i) {
   const int rows = cost_probe_rows(plan.n);
   if (!plan.rowsplit()) return estimate_cost(plan.subproblems[i], rows);
   std::uint64_t cost = 0;  // the task's subproblems, unranked on demand
-  for (std::uint64_t r = plan.first_rank(i); r < plan.end_rank(i); ++r)
+  for (std::uint64_t r = plan.first_split(i); r < plan.end_split(i); ++r)
     if (const RowSplitKey key = rowsplit_key(plan.n, r); key.weight != 0)
-      cost += estimate_join_cost(rowsplit_task_part(plan, i, key), rows);
+      cost += estimate_join_cost(rowsplit_task_subproblem(plan, i, key), rows);
   return cost;
 }
 
-std::uint64_t rowsplit_rank_cost(const Plan& plan, std::uint64_t rank) {
-  const RankedSubproblem r = rowsplit_rank(plan, rank);
+std::uint64_t split_cost(const Plan& plan, std::uint64_t split) {
+  const SplitSubproblem r = split_subproblem(plan, split);
   return r.weight == 0 ? 0 : estimate_join_cost(r.subproblem, cost_probe_rows(plan.n));
 }
 

@@ -33,7 +33,7 @@ std::uint64_t estimate_join_cost(const Subproblem& s, int probe_rows);
 std::uint64_t join_pairs_cost(std::uint64_t pairs);
 
 // The cost of task i of the plan: estimate_cost of its subproblem, or, in the row-split plan (the
-// join's), the sum of estimate_join_cost over the subproblems of its ranks.
+// join's), the sum of estimate_join_cost over the subproblems of its splits.
 std::uint64_t estimate_plan_cost(const Plan& plan, std::size_t i);
 
 }  // namespace nq::detail

@@ -154,7 +154,7 @@ Plan estimate_plan(const EstimateConfig& config) {
 SamplingFrame sampling_frame(const Plan& plan, int samples, CallArena& arena) {
   SamplingFrame f;
   arena.execute([&] { f.costs = estimate_costs(plan); });
-  // Tasks by cost (ascending), those with none (no representative rank) left out.
+  // Tasks by cost (ascending), those with none (no representative split) left out.
   f.sorted.reserve(f.costs.size());
   for (std::size_t i = 0; i < f.costs.size(); ++i)
     if (f.costs[i] > 0) f.sorted.push_back(static_cast<std::uint32_t>(i));
@@ -196,7 +196,7 @@ void describe_sample(const Plan& plan, const SamplingFrame& frame, const Sample&
   }
   out.n = plan.n;
   out.subproblems = rowsplit_subproblems(plan.n);
-  out.ranks = plan.ranks;
+  out.splits = plan.splits;
   out.tasks = plan.size();
   out.strata = static_cast<int>(frame.strata.size());
   out.samples = static_cast<int>(sample.draws.size());
@@ -342,7 +342,7 @@ CostRatios cost_ratios(const std::vector<Draw>& draws, double per_cost) {
 // nqcount-mpi's run replayed through its dealer (dealer_order deals runs of consecutive tasks
 // largest first), every task slowed where the ranks' threads share fewer cores; then again with
 // every task's time scattered as the draws' were: each task given one of the ratios, drawn at
-// random (seeded), a task of several ranks the mean of as many (64 at most). A draw counted in
+// random (seeded), a task of several splits the mean of as many (64 at most). A draw counted in
 // part (from n = 26) adds its chunk pairs' sampling error to its ratio, so the scatter may err
 // wide there.
 void replay_cluster(const EstimateConfig& config, const Plan& plan, std::vector<TaskStat>& tasks,
@@ -367,7 +367,7 @@ void replay_cluster(const EstimateConfig& config, const Plan& plan, std::vector<
   std::uniform_int_distribution<std::size_t> any(0, strays.ratios.size() - 1);
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const std::uint64_t ranks_in = std::max<std::uint64_t>(
-        1, std::min<std::uint64_t>(plan.end_rank(i) - plan.first_rank(i), 64));
+        1, std::min<std::uint64_t>(plan.end_split(i) - plan.first_split(i), 64));
     double sum = 0;
     for (std::uint64_t k = 0; k < ranks_in; ++k) sum += strays.ratios[any(pick)];
     tasks[i].seconds *= sum / static_cast<double>(ranks_in);

@@ -1,10 +1,10 @@
 // The cost of a count before doing it: a seeded random sample of the row-split plan's
 // subproblems is counted by the join, and the totals are estimated from it.
 //
-// Design: the plan's tasks (plan.hpp: blocks of ranks) are sorted by their estimated cost
+// Design: the plan's tasks (plan.hpp: blocks of row splits) are sorted by their estimated cost
 // (cost.hpp) and cut into strata of about equal total cost. Each round draws one subproblem per
 // stratum, with probability proportional to its estimated cost c (a task by its cost, then one
-// of its ranks by theirs), counts it and times it (the thread's CPU time). For a draw of
+// of its splits by theirs), counts it and times it (the thread's CPU time). For a draw of
 // subproblem i from stratum h (cost C_h) with measurement y_i, z_i = y_i C_h / c_i estimates
 // the stratum's total without bias; the stratum's estimate is the mean of its z, with variance
 // s^2 / k (k draws), and the totals and their variances add over the strata (stratified
@@ -97,7 +97,7 @@ struct Interval {
 struct EstimateResult {
   int n = 0;
   std::uint64_t subproblems = 0;  // the plan's subproblems (orbits of row splits)
-  std::uint64_t ranks = 0;        // its ranks (plan.hpp rowsplit_key)
+  std::uint64_t splits = 0;       // its row splits (plan.hpp)
   std::uint64_t tasks = 0;        // and tasks
   int strata = 0;
   int samples = 0;            // subproblems counted

@@ -18,26 +18,27 @@
 namespace nq::detail {
 namespace {
 
-// The part of `rank`'s subproblem that is checked: its first `rows` rows fixed at random, seeded
-// by the seed and the rank (all of it with none).
-Subproblem checked_part(int n, std::uint64_t rank, int rows, std::uint64_t seed) {
-  return fix_first_rows(rowsplit_subproblem(n, rowsplit_key(n, rank)), rows,
-                        seed * 0x2545f4914f6cdd1dull ^ rank);
+// The part of `split`'s subproblem that is checked: its first `rows` rows fixed at random, seeded
+// by the seed and the split (all of it with none).
+Subproblem checked_part(int n, std::uint64_t split, int rows, std::uint64_t seed) {
+  return fix_first_rows(rowsplit_subproblem(n, rowsplit_key(n, split)), rows,
+                        seed * 0x2545f4914f6cdd1dull ^ split);
 }
 
-// The ranks to check: 64 x config.check drawn uniformly among those with a subproblem (seeded),
-// the cheapest config.check of them by their checked parts' estimated cost, as (cost, rank).
+// The splits to check: 64 x config.check drawn uniformly among those with a subproblem (seeded),
+// the cheapest config.check of them by their checked parts' estimated cost, as (cost, split).
 std::vector<std::pair<std::uint64_t, std::uint64_t>> cheapest_checks(const Sampler& s,
                                                                      const EstimateConfig& config) {
   const int n = config.n;
   std::mt19937_64 pick(config.seed ^ 0x636865636bull ^ (static_cast<std::uint64_t>(n) << 48));
-  std::uniform_int_distribution<std::uint64_t> any(0, s.plan.ranks - 1);
+  std::uniform_int_distribution<std::uint64_t> any(0, s.plan.splits - 1);
   std::vector<std::pair<std::uint64_t, std::uint64_t>> drawn;
   const std::size_t want = 64 * static_cast<std::size_t>(config.check);
   while (drawn.size() < want)
-    if (const std::uint64_t rank = any(pick); rowsplit_key(n, rank).weight != 0)
+    if (const std::uint64_t split = any(pick); rowsplit_key(n, split).weight != 0)
       drawn.emplace_back(
-          estimate_join_cost(checked_part(n, rank, config.check_rows, config.seed), s.probe), rank);
+          estimate_join_cost(checked_part(n, split, config.check_rows, config.seed), s.probe),
+          split);
   std::sort(drawn.begin(), drawn.end());
   drawn.resize(static_cast<std::size_t>(config.check));
   return drawn;
@@ -71,7 +72,7 @@ void check_kernels(const Sampler& s, const EstimateConfig& config, CallArena& ar
     out.check_seconds += checked[i].seconds;
     out.checked_solutions += checked[i].search;
     if (checked[i].join != checked[i].search && out.check_failure.empty())
-      out.check_failure = "rank " + std::to_string(drawn[i].second) +
+      out.check_failure = "split " + std::to_string(drawn[i].second) +
                           (config.check_rows > 0
                                ? " (its first " + std::to_string(config.check_rows) + " rows fixed)"
                                : std::string()) +

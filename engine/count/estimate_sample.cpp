@@ -31,25 +31,25 @@ Draw draw_from(const Sampler& s, int h, std::mt19937_64& rng) {
       prefix.begin() - 1);
   k = std::min(k, st.end - 1);
   const std::uint32_t task = s.frame.sorted[k];
-  // One of the task's representative ranks, by its own cost.
-  std::vector<std::pair<std::uint64_t, double>> ranks;
+  // One of the task's representative splits, by its own cost.
+  std::vector<std::pair<std::uint64_t, double>> splits;
   double sum = 0;
-  for (std::uint64_t r = s.plan.first_rank(task); r < s.plan.end_rank(task); ++r)
+  for (std::uint64_t r = s.plan.first_split(task); r < s.plan.end_split(task); ++r)
     if (const RowSplitKey key = rowsplit_key(n, r); key.weight != 0) {
-      const auto c =
-          static_cast<double>(estimate_join_cost(rowsplit_task_part(s.plan, task, key), s.probe));
-      ranks.emplace_back(r, c);
+      const auto c = static_cast<double>(
+          estimate_join_cost(rowsplit_task_subproblem(s.plan, task, key), s.probe));
+      splits.emplace_back(r, c);
       sum += c;
     }
   std::uniform_real_distribution<double> v(0, sum);
   double x = v(rng);
   std::size_t pick = 0;
-  while (pick + 1 < ranks.size() && x >= ranks[pick].second) x -= ranks[pick++].second;
+  while (pick + 1 < splits.size() && x >= splits[pick].second) x -= splits[pick++].second;
   Draw d;
-  d.rank = ranks[pick].first;
-  d.part = s.plan.part(task);
-  d.cost = ranks[pick].second;
-  d.share = ranks[pick].second / st.cost;
+  d.split = splits[pick].first;
+  d.piece = s.plan.piece(task);
+  d.cost = splits[pick].second;
+  d.share = splits[pick].second / st.cost;
   d.stratum = h;
   return d;
 }
@@ -57,22 +57,23 @@ Draw draw_from(const Sampler& s, int h, std::mt19937_64& rng) {
 namespace {
 
 // Counts `pieces` chunk pairs (0: none, the bottom parts only) of the subproblem before draw
-// `d`'s in plan order, untimed: the previous piece of its rank, or the last piece of the rank
-// before it (within 64 ranks). In a count the kernel comes to a subproblem from that neighbour:
+// `d`'s in plan order, untimed: the previous piece of its split, or the last piece of the split
+// before it (within 64 splits). In a count the kernel comes to a subproblem from that neighbour:
 // it mostly reuses the neighbour's bottom parts, and finds the pairing's scratch in cache, warm
 // from the neighbour's last chunk pair; so the timed count should see what it would see in the
 // run. Counted cold, or after the neighbour's bottom parts alone, the draws' times came out well
 // above the run's (perf/results/log.md).
 void warm_neighbour(const Plan& plan, const Subproblem& whole, const Draw& d,
                     std::uint64_t pieces) {
-  if (d.part > 0) {
-    sample_join(rowsplit_part(whole, d.part - 1, plan.parts), pieces, d.rank, &thread_cpu_seconds);
+  if (d.piece > 0) {
+    sample_join(rowsplit_piece(whole, d.piece - 1, plan.pieces), pieces, d.split,
+                &thread_cpu_seconds);
     return;
   }
-  for (std::uint64_t before = d.rank; before-- > 0 && before + 64 > d.rank;)
+  for (std::uint64_t before = d.split; before-- > 0 && before + 64 > d.split;)
     if (const RowSplitKey k = rowsplit_key(plan.n, before); k.weight != 0) {
-      sample_join(rowsplit_part(rowsplit_subproblem(plan.n, k), plan.parts - 1, plan.parts), pieces,
-                  before, &thread_cpu_seconds);
+      sample_join(rowsplit_piece(rowsplit_subproblem(plan.n, k), plan.pieces - 1, plan.pieces),
+                  pieces, before, &thread_cpu_seconds);
       return;
     }
 }
@@ -87,11 +88,12 @@ void time_draw(const Sampler& s, Draw& d) {
     prepared = n;
   }
   const double start_cpu = thread_cpu_seconds();
-  const RowSplitKey key = rowsplit_key(n, d.rank);
+  const RowSplitKey key = rowsplit_key(n, d.split);
   const Subproblem whole = rowsplit_subproblem(n, key);
-  const Subproblem sub = rowsplit_part(whole, d.part, s.plan.parts);
+  const Subproblem sub = rowsplit_piece(whole, d.piece, s.plan.pieces);
   const auto timed = [&] {
-    return sample_join(sub, s.pieces, s.seed * 0x9e3779b97f4a7c15ull + d.rank, &thread_cpu_seconds);
+    return sample_join(sub, s.pieces, s.seed * 0x9e3779b97f4a7c15ull + d.split,
+                       &thread_cpu_seconds);
   };
   // The neighbour is counted first, one chunk pair of it (all of it where it has one). A
   // subproblem too large to count whole (from about n = 26) is timed after the neighbour's

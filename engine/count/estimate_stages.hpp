@@ -77,12 +77,12 @@ std::vector<Stratum> cut_strata(const std::vector<double>& prefix, int wanted);
 
 // --- The sample ---
 
-// A drawn subproblem: its rank and the probability of drawing it, relative to its stratum
+// A drawn subproblem: its split and the probability of drawing it, relative to its stratum
 // (its estimated cost over the stratum's).
 struct Draw {
-  std::uint64_t rank = 0;
-  std::uint64_t part = 0;  // its piece of the rank (Plan::parts)
-  double cost = 0;         // its estimated cost (the cost model's)
+  std::uint64_t split = 0;
+  std::uint64_t piece = 0;  // its piece of the split (Plan::pieces)
+  double cost = 0;          // its estimated cost (the cost model's)
   double share = 0;
   int stratum = 0;
   std::vector<double> seconds;  // its estimated seconds, one per timing pass
@@ -104,7 +104,7 @@ struct Sampler {
 };
 
 // One subproblem of stratum `h`, drawn with `rng` with probability proportional to its estimated
-// cost: a task of the stratum by its cost, then one of the task's ranks by theirs.
+// cost: a task of the stratum by its cost, then one of the task's splits by theirs.
 Draw draw_from(const Sampler& s, int h, std::mt19937_64& rng);
 
 // Counts and times `d` once more: its seconds get one more entry, its solutions and `within`
@@ -138,7 +138,7 @@ struct Timings {
 // draws_per_pass in turn; its timings go to the eighth of the window it ends in.
 Timings time_again(const Sampler& s, Sample& sample, double spread, CallArena& arena);
 
-// Sets out's n, subproblems, ranks, tasks, strata, samples, sample_seconds, sampled_within,
+// Sets out's n, subproblems, splits, tasks, strata, samples, sample_seconds, sampled_within,
 // passes, speed_blocks, pass_draws and spread_seconds.
 void describe_sample(const Plan& plan, const SamplingFrame& frame, const Sample& sample,
                      const Timings& timings, EstimateResult& out);
@@ -188,7 +188,7 @@ void replay(const EstimateConfig& config, const Plan& plan, const SamplingFrame&
             const std::vector<Draw>& draws, double seconds, EstimateResult& out);
 
 // Sets out's checked, check_rows, checked_solutions, check_seconds and check_failure: the
-// cheapest config.check of 64 x config.check ranks drawn uniformly (seeded), their first
+// cheapest config.check of 64 x config.check splits drawn uniformly (seeded), their first
 // config.check_rows rows fixed, each counted whole by the join and by the best search kernel.
 void check_kernels(const Sampler& s, const EstimateConfig& config, CallArena& arena,
                    EstimateResult& out);

@@ -286,7 +286,7 @@ void detail::split_subproblem(const Subproblem& s, int rows, std::vector<Subprob
   for_each_child(s, rows, push);
 }
 
-// Random probes per orientation: enough to rank orientations whose trees differ by 20%
+// Random probes per orientation: enough to split orientations whose trees differ by 20%
 // (measured: 500 probes give the same n = 16, 17 node totals as 4000, within 0.1%).
 constexpr int kOrientationProbes = 500;
 
@@ -449,8 +449,8 @@ struct Binomials {
 };
 constexpr Binomials kBinomials;
 
-// The k-element subset of the rows in `avail` (ascending, m of them) of the given colex rank: the
-// largest c with C(c, k) <= rank is the k-th element; c only decreases.
+// The k-element subset of the rows in `avail` (ascending, m of them) of the given colex split: the
+// largest c with C(c, k) <= split is the k-th element; c only decreases.
 std::uint32_t unrank_rows(const int* avail, int m, int k, std::uint64_t rank) {
   std::uint32_t set = 0;
   int c = m - 1;
@@ -468,7 +468,7 @@ std::uint32_t unrank_rows(const int* avail, int m, int k, std::uint64_t rank) {
 std::array<std::uint32_t, 5> odd_kept_rows(int n, std::uint32_t west_rows) {
   const auto all = static_cast<std::uint32_t>(full_mask(n));
   const std::uint32_t rest = all & ~west_rows, flipped_west = flip_rows(west_rows, n);
-  const std::uint32_t flipped_rest = flip_rows(rest, n);  // every rank calls this: flip once
+  const std::uint32_t flipped_rest = flip_rows(rest, n);  // every split calls this: flip once
   std::array<std::uint32_t, 5> kept{};
   for (std::uint32_t left = rest; left; left &= left - 1) {
     const int r = std::countr_zero(left), fr = n - 1 - r;
@@ -486,14 +486,14 @@ std::array<std::uint32_t, 5> odd_kept_rows(int n, std::uint32_t west_rows) {
 
 }  // namespace
 
-std::uint64_t detail::rowsplit_ranks(int n, OddSplit shape) {
+std::uint64_t detail::row_splits(int n, OddSplit shape) {
   const int h = n / 2;
   if (n % 2 == 0) return kBinomials.c[n - 1][h];
   if (shape == OddSplit::kByWestRows) return 2 * kBinomials.c[n][h];
   return kBinomials.c[n - 2][h] * static_cast<std::uint64_t>(h + 1);
 }
 
-detail::RowSplitKey detail::rowsplit_key(int n, std::uint64_t rank, OddSplit shape) {
+detail::RowSplitKey detail::rowsplit_key(int n, std::uint64_t split, OddSplit shape) {
   const int h = n / 2;
   const bool odd = n % 2 == 1;
   const auto all = static_cast<std::uint32_t>(full_mask(n));
@@ -501,8 +501,8 @@ detail::RowSplitKey detail::rowsplit_key(int n, std::uint64_t rank, OddSplit sha
   int avail[kMaxN];
   if (odd && shape == OddSplit::kByWestRows) {
     for (int i = 0; i < n; ++i) avail[i] = i;
-    const std::uint32_t west_rows = unrank_rows(avail, n, h, rank / 2);
-    const int weight = rank % 2 ? 2 : 4;
+    const std::uint32_t west_rows = unrank_rows(avail, n, h, split / 2);
+    const int weight = split % 2 ? 2 : 4;
     key.east = all & ~west_rows;
     key.middle_rows = odd_kept_rows(n, west_rows)[weight];
     key.weight = key.middle_rows ? weight : 0;
@@ -510,11 +510,11 @@ detail::RowSplitKey detail::rowsplit_key(int n, std::uint64_t rank, OddSplit sha
   }
   // E among the rows besides r (odd n) and n-1.
   const std::uint64_t per_row = kBinomials.c[odd ? n - 2 : n - 1][h];
-  const int r = odd ? static_cast<int>(rank / per_row) : -1;
+  const int r = odd ? static_cast<int>(split / per_row) : -1;
   int m = 0;
   for (int i = 0; i + 1 < n; ++i)
     if (i != r) avail[m++] = i;
-  const std::uint32_t east = unrank_rows(avail, m, h, rank % per_row);
+  const std::uint32_t east = unrank_rows(avail, m, h, split % per_row);
   key.middle_rows = odd ? 1u << r : 0u;
   key.east = east | key.middle_rows;
   if (odd && r < h) {
@@ -523,7 +523,7 @@ detail::RowSplitKey detail::rowsplit_key(int n, std::uint64_t rank, OddSplit sha
   }
   const std::uint32_t rows = all & ~key.middle_rows;
   const std::uint32_t mirrored = rows & ~east, flipped = flip_rows(east, n), both = rows & ~flipped;
-  if (east > flipped || east > both) return key;  // weight 0: another rank stands for it
+  if (east > flipped || east > both) return key;  // weight 0: another split stands for it
   // E differs from its mirror (they are disjoint), so the orbit has 2 or 4 members.
   key.weight = flipped == east || flipped == mirrored ? 2 : 4;
   return key;
@@ -571,8 +571,8 @@ void detail::rowsplit_all(int n, std::vector<Subproblem>& subproblems,
                           std::vector<std::uint8_t>& weights, OddSplit shape) {
   subproblems.clear();
   weights.clear();
-  const std::uint64_t ranks = rowsplit_ranks(n, shape);
-  for (std::uint64_t r = 0; r < ranks; ++r) {
+  const std::uint64_t splits = row_splits(n, shape);
+  for (std::uint64_t r = 0; r < splits; ++r) {
     const RowSplitKey key = rowsplit_key(n, r, shape);
     if (key.weight == 0) continue;
     subproblems.push_back(rowsplit_subproblem(n, key));
@@ -584,12 +584,12 @@ void rowsplit_runs(int n, int windows, int run, std::vector<Subproblem>& subprob
                    std::vector<std::uint8_t>& weights) {
   subproblems.clear();
   weights.clear();
-  const std::uint64_t ranks = rowsplit_ranks(n);
+  const std::uint64_t splits = row_splits(n);
   for (int w = 0; w < windows; ++w) {
     int taken = 0;
-    for (std::uint64_t r = ranks * static_cast<std::uint64_t>(2 * w + 1) /
+    for (std::uint64_t r = splits * static_cast<std::uint64_t>(2 * w + 1) /
                            static_cast<std::uint64_t>(2 * windows);
-         r < ranks && taken < run; ++r)
+         r < splits && taken < run; ++r)
       if (const RowSplitKey key = rowsplit_key(n, r); key.weight != 0) {
         subproblems.push_back(rowsplit_subproblem(n, key));
         weights.push_back(static_cast<std::uint8_t>(key.weight));
@@ -598,24 +598,24 @@ void rowsplit_runs(int n, int windows, int run, std::vector<Subproblem>& subprob
   }
 }
 
-std::uint64_t rowsplit_block(std::uint64_t ranks, std::uint64_t min_tasks) {
+std::uint64_t rowsplit_block(std::uint64_t splits, std::uint64_t min_tasks) {
   const std::uint64_t tasks = std::max(kMaxRowSplitTasks, min_tasks);
-  return std::max<std::uint64_t>(1, ranks / tasks + (ranks % tasks != 0));
+  return std::max<std::uint64_t>(1, splits / tasks + (splits % tasks != 0));
 }
 
-std::uint64_t rowsplit_parts(int n, std::uint64_t ranks, std::uint64_t min_tasks) {
-  if (ranks == 0 || min_tasks / 2 < ranks) return 1;
+std::uint64_t rowsplit_pieces(int n, std::uint64_t splits, std::uint64_t min_tasks) {
+  if (splits == 0 || min_tasks / 2 < splits) return 1;
   const std::uint64_t most = std::min<std::uint64_t>(
-      static_cast<std::uint64_t>(n / 2), std::numeric_limits<std::uint32_t>::max() / ranks);
-  return std::clamp<std::uint64_t>(min_tasks / ranks, 1, std::max<std::uint64_t>(1, most));
+      static_cast<std::uint64_t>(n / 2), std::numeric_limits<std::uint32_t>::max() / splits);
+  return std::clamp<std::uint64_t>(min_tasks / splits, 1, std::max<std::uint64_t>(1, most));
 }
 
 std::uint64_t cluster_plan_tasks(int n, std::uint64_t all_threads) {
   const std::uint64_t wanted = dealer_plan_tasks(all_threads);
-  return n >= kRowSplitPartsFromN ? wanted : std::min(wanted, rowsplit_ranks(n));
+  return n >= kRowSplitPiecesFromN ? wanted : std::min(wanted, row_splits(n));
 }
 
-Subproblem detail::rowsplit_part(const Subproblem& s, std::uint64_t part, std::uint64_t parts) {
+Subproblem detail::rowsplit_piece(const Subproblem& s, std::uint64_t part, std::uint64_t parts) {
   if (parts <= 1 || s.rows == 0) return s;
   Subproblem piece = s;
   Mask keep = 0, left = open_row_squares(s, 0);
@@ -625,27 +625,28 @@ Subproblem detail::rowsplit_part(const Subproblem& s, std::uint64_t part, std::u
   return piece;
 }
 
-Subproblem detail::rowsplit_task_part(const Plan& plan, std::size_t task, const RowSplitKey& key) {
-  return rowsplit_part(rowsplit_subproblem(plan.n, key), plan.part(task), plan.parts);
+Subproblem detail::rowsplit_task_subproblem(const Plan& plan, std::size_t task,
+                                            const RowSplitKey& key) {
+  return rowsplit_piece(rowsplit_subproblem(plan.n, key), plan.piece(task), plan.pieces);
 }
 
-RankedSubproblem rowsplit_rank(const Plan& plan, std::uint64_t rank) {
-  const RowSplitKey key = rowsplit_key(plan.n, rank);
+SplitSubproblem split_subproblem(const Plan& plan, std::uint64_t split) {
+  const RowSplitKey key = rowsplit_key(plan.n, split);
   return {rowsplit_subproblem(plan.n, key), key.weight};
 }
 
-RankedSubproblem rowsplit_task(const Plan& plan, std::size_t task) {
-  const RowSplitKey key = rowsplit_key(plan.n, plan.first_rank(task));
-  return {rowsplit_task_part(plan, task, key), key.weight};
+SplitSubproblem rowsplit_task(const Plan& plan, std::size_t task) {
+  const RowSplitKey key = rowsplit_key(plan.n, plan.first_split(task));
+  return {rowsplit_task_subproblem(plan, task, key), key.weight};
 }
 
 Plan plan_rowsplit(int n, bool fixed_counts, const PlanControl& control, std::uint64_t min_tasks) {
   Plan plan;
   plan.n = n;
   plan.kind = PlanKind::kRowSplit;
-  plan.ranks = rowsplit_ranks(n);
-  plan.block = rowsplit_block(plan.ranks, min_tasks);
-  if (plan.block == 1) plan.parts = rowsplit_parts(n, plan.ranks, min_tasks);
+  plan.splits = row_splits(n);
+  plan.block = rowsplit_block(plan.splits, min_tasks);
+  if (plan.block == 1) plan.pieces = rowsplit_pieces(n, plan.splits, min_tasks);
   if (control.cancelled() || (control.admit && !control.admit(PlanKind::kRowSplit, plan.size()))) {
     plan.stopped = true;
     return plan;
@@ -663,9 +664,9 @@ std::uint64_t rowsplit_tasks(int n, std::uint64_t min_tasks) {
   Plan plan;
   plan.n = n;
   plan.kind = PlanKind::kRowSplit;
-  plan.ranks = rowsplit_ranks(n);
-  plan.block = rowsplit_block(plan.ranks, min_tasks);
-  if (plan.block == 1) plan.parts = rowsplit_parts(n, plan.ranks, min_tasks);
+  plan.splits = row_splits(n);
+  plan.block = rowsplit_block(plan.splits, min_tasks);
+  if (plan.block == 1) plan.pieces = rowsplit_pieces(n, plan.splits, min_tasks);
   return plan.size();
 }
 
@@ -679,7 +680,7 @@ std::uint64_t rowsplit_subproblems(int n) {
   if (n % 2 == 0) return (kBinomials.c[n][h] + by_flip + by_both) / 4;
   if (odd_split(n) == OddSplit::kByMiddleRow)
     return (static_cast<std::uint64_t>(n) * kBinomials.c[n - 1][h] + by_flip + by_both) / 4;
-  // By west rows: the ranks of non-zero weight, which have no closed form; counted once for
+  // By west rows: the splits of non-zero weight, which have no closed form; counted once for
   // every odd n up to kOddByWestRowsMaxN, checked by plan_test.
   constexpr std::uint64_t kByWestRows[] = {0,   0,    6,    18,    57,    172,
                                            585, 2009, 7269, 26624, 99557, 375221};

@@ -48,7 +48,7 @@ namespace {
 // A thread's range of positions [begin, end) in the work layout, packed into one word so that
 // one compare-and-swap moves either end. Positions fit 32 bits: a stored plan of 2^32
 // subproblems of 148 bytes (635 GB) is far past what the memory check lets a count hold, and the
-// lazy row-split plan has at most one task a rank (plan.hpp: under 2^29 ranks up to n = 32).
+// lazy row-split plan has at most one task a split (plan.hpp: under 2^29 splits up to n = 32).
 constexpr std::uint64_t pack_range(std::size_t begin, std::size_t end) {
   return static_cast<std::uint64_t>(begin) << 32 | static_cast<std::uint64_t>(end);
 }
@@ -243,7 +243,7 @@ class Counter {
   }
 
  private:
-  // The row-split plan's tasks: each a block of ranks, unranked here (plan.hpp rowsplit_key) and
+  // The row-split plan's tasks: each a block of splits, unranked here (plan.hpp rowsplit_key) and
   // counted in batches; a task's tally holds its weighted solutions (Plan::weight is 1).
   void count_ranks(const WorkRanges& ranges, std::size_t begin, std::size_t end,
                    WorkerTally& tally) const {
@@ -252,7 +252,7 @@ class Counter {
     std::array<FinishedSubproblem, kBatch> finished;
     std::array<Subproblem, kBatch> batch;
     std::array<std::uint8_t, kBatch> weights;
-    std::array<std::uint64_t, kBatch> ranks;
+    std::array<std::uint64_t, kBatch> splits;
     std::array<Tally, kBatch> tallies, second;
     // From n = 22 a subproblem takes seconds, and from 26 minutes (hours at n = 28): they go to
     // the kernel one by one, which reports the pairs it examines and polls for a stop as it goes
@@ -300,12 +300,12 @@ class Counter {
           held = 0;
           return;
         }
-        if (checked) {  // every rank of the task again, on the second kernel
+        if (checked) {  // every split of the task again, on the second kernel
           check_.second().count(std::span<const Subproblem>(batch.data(), held),
                                 std::span<Tally>(second.data(), held));
           for (std::size_t k = 0; k < held; ++k)
             if (second[k].solutions != tallies[k].solutions) {
-              check_.fail(mismatch(ids[i], &ranks[k], tallies[k].solutions, second[k].solutions));
+              check_.fail(mismatch(ids[i], &splits[k], tallies[k].solutions, second[k].solutions));
               break;
             }
         }
@@ -320,12 +320,12 @@ class Counter {
         held = 0;
         cancelled = stopping();
       };
-      for (std::uint64_t r = plan_.first_rank(ids[i]); r < plan_.end_rank(ids[i]) && !cancelled;
+      for (std::uint64_t r = plan_.first_split(ids[i]); r < plan_.end_split(ids[i]) && !cancelled;
            ++r) {
         const detail::RowSplitKey key = detail::rowsplit_key(plan_.n, r);
         if (key.weight == 0) continue;
-        batch[held] = detail::rowsplit_task_part(plan_, ids[i], key);
-        ranks[held] = r;
+        batch[held] = detail::rowsplit_task_subproblem(plan_, ids[i], key);
+        splits[held] = r;
         weights[held++] = static_cast<std::uint8_t>(key.weight);
         if (held == batch_size) flush();
       }
@@ -368,16 +368,16 @@ class Counter {
     }
   }
 
-  // The failure line of a cross-check: the task, and for the row-split plan the rank in it (and
-  // the piece of the rank, where the plan is cut into pieces).
-  std::string mismatch(std::uint64_t id, const std::uint64_t* rank, std::uint64_t first,
+  // The failure line of a cross-check: the task, and for the row-split plan the split in it (and
+  // the piece of the split, where the plan is cut into pieces).
+  std::string mismatch(std::uint64_t id, const std::uint64_t* split, std::uint64_t first,
                        std::uint64_t again) const {
     std::string where;
-    if (rank) {
-      where = " (rank " + std::to_string(*rank) + " of the row-split plan";
-      if (plan_.parts > 1)
-        where +=
-            ", piece " + std::to_string(plan_.part(id) + 1) + " of " + std::to_string(plan_.parts);
+    if (split) {
+      where = " (split " + std::to_string(*split) + " of the row-split plan";
+      if (plan_.pieces > 1)
+        where += ", piece " + std::to_string(plan_.piece(id) + 1) + " of " +
+                 std::to_string(plan_.pieces);
       where += ")";
     }
     return "cross-check failed: subproblem " + std::to_string(id) + where + ": " +

@@ -1,5 +1,5 @@
 // How a board splits, for the front end's plans (plan.hpp): one canonical representative per D4
-// class, and the row-split plan's ranks.
+// class, and the row-split plan's splits.
 //
 // Every queen on the border has a corner distance: min(p, n-1-p) for its position p along its
 // side. For a solution s let m(s) be the least corner distance of its border queens and M(s)
@@ -89,37 +89,37 @@ inline OddSplit odd_split(int n) {
   return n <= kOddByWestRowsMaxN ? OddSplit::kByWestRows : OddSplit::kByMiddleRow;
 }
 
-// A rank of the row-split plan, unranked by the combinatorial number system (row sets in
+// A split of the row-split plan, unranked by the combinatorial number system (row sets in
 // increasing order as bit sets). The flip maps a split's east rows E to F(E), the mirror maps E
-// to the west rows; a rank stands for its orbit under both, or has weight 0 (counted as
-// nothing) where another rank does.
-// Even n: exactly one of E and its mirror leaves out the last row (n-1): ranks enumerate those
-// E (h = n/2 of the other rows). The rank stands for its orbit when E is the least of E, F(E)
+// to the west rows; a split stands for its orbit under both, or has weight 0 (counted as
+// nothing) where another split does.
+// Even n: exactly one of E and its mirror leaves out the last row (n-1): splits enumerate those
+// E (h = n/2 of the other rows). The split stands for its orbit when E is the least of E, F(E)
 // and the complement of F(E) (weight 2 when F(E) is E or its mirror, else 4): about half the
-// ranks.
+// splits.
 // Odd n by west rows: a split is a triple (r, E, W), the middle queen's row and the east and
 // west rows; the flip maps it to (n-1-r, F(E), F(W)) and the mirror to (r, W, E), and the triple
-// kept is the least of its orbit under the key (west rows, r). Ranks go two per W (h of the n
+// kept is the least of its orbit under the key (west rows, r). Splits go two per W (h of the n
 // rows): the first holds the kept r of orbits of 4, the second those of orbits of 2 (r the
 // centre row).
 // Odd n by middle row: r = 0..h major (r > h is the flip's image of n-1-r), then the E among the
-// rows besides r and n-1 (as for even n); for r < h every rank stands for an orbit of 4, for
+// rows besides r and n-1 (as for even n); for r < h every split stands for an orbit of 4, for
 // r = h the even-n rule applies.
 struct RowSplitKey {
   std::uint32_t east = 0;         // bit i: row i holds its queen in the east half (odd n: or on
                                   // the middle column)
   std::uint32_t middle_rows = 0;  // odd n: the rows of `east` whose queen may take the middle
                                   // column (exactly one of them does)
-  int weight = 0;                 // 2 or 4, or 0 where the rank stands for no orbit
+  int weight = 0;                 // 2 or 4, or 0 where the split stands for no orbit
 };
-std::uint64_t rowsplit_ranks(int n, OddSplit shape);
-inline std::uint64_t rowsplit_ranks(int n) {
-  return rowsplit_ranks(n, odd_split(n));
+std::uint64_t row_splits(int n, OddSplit shape);
+inline std::uint64_t row_splits(int n) {
+  return row_splits(n, odd_split(n));
 }
-// Unranks in O(n) (O(n^2) by west rows). rank < rowsplit_ranks(n, shape).
-RowSplitKey rowsplit_key(int n, std::uint64_t rank, OddSplit shape);
-inline RowSplitKey rowsplit_key(int n, std::uint64_t rank) {
-  return rowsplit_key(n, rank, odd_split(n));
+// Unranks in O(n) (O(n^2) by west rows). split < row_splits(n, shape).
+RowSplitKey rowsplit_key(int n, std::uint64_t split, OddSplit shape);
+inline RowSplitKey rowsplit_key(int n, std::uint64_t split) {
+  return rowsplit_key(n, split, odd_split(n));
 }
 // The subproblem of a key: every row forced into its half; odd n: the middle column open in the
 // key's middle rows only (a single middle row takes the middle square).
@@ -133,17 +133,17 @@ Subproblem rowsplit_subproblem(int n, const RowSplitKey& key);
 // estimate's check at n = 28).
 Subproblem fix_first_rows(const Subproblem& s, int rows, std::uint64_t seed);
 
-// Piece `part` of `parts` of subproblem s (Plan::parts): its first open row keeps the open
+// Piece `part` of `parts` of subproblem s (Plan::pieces): its first open row keeps the open
 // squares whose place among them, counted from column 0, is `part` modulo `parts`. The pieces
 // of s share out its solutions by where their first-row queen stands, so their counts add up to
 // s's; each is a subproblem like any other, so every kernel (the cross-check's too) counts the
 // same piece. s itself where parts <= 1.
-Subproblem rowsplit_part(const Subproblem& s, std::uint64_t part, std::uint64_t parts);
-// The subproblem a worker counts for rank `key` of task `task` of a row-split plan: the rank's,
-// or the task's piece of it where the plan cuts ranks into pieces (Plan::parts).
-Subproblem rowsplit_task_part(const Plan& plan, std::size_t task, const RowSplitKey& key);
+Subproblem rowsplit_piece(const Subproblem& s, std::uint64_t part, std::uint64_t parts);
+// The subproblem a worker counts for split `key` of task `task` of a row-split plan: the split's,
+// or the task's piece of it where the plan cuts splits into pieces (Plan::pieces).
+Subproblem rowsplit_task_subproblem(const Plan& plan, std::size_t task, const RowSplitKey& key);
 
-// Every representative of the row-split plan, in rank order, with its weight: for tests and
+// Every representative of the row-split plan, in split order, with its weight: for tests and
 // benchmarks, which want the subproblems themselves.
 void rowsplit_all(int n, std::vector<Subproblem>& subproblems, std::vector<std::uint8_t>& weights,
                   OddSplit shape);

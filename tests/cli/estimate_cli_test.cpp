@@ -119,7 +119,7 @@ TEST(EstimateCli, TasksCutThePlanAsNqcountMpiDoes) {
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["tasks"], 1716 * 7);
-  EXPECT_EQ(j["ranks"], 1716);
+  EXPECT_EQ(j["splits"], 1716);
 }
 
 // The intervals hold what a full count measures (its total, here; the seconds are a timing, left

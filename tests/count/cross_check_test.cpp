@@ -179,7 +179,7 @@ TEST(CrossCheck, DifferenceStopsTheRunAndNamesTheSubproblem) {
     EXPECT_TRUE(r->cancelled);
     EXPECT_LT(r->subproblems, r->subproblems_total);
     const std::regex line(kernel == "join"
-                              ? "cross-check failed: subproblem ([0-9]+) \\(rank [0-9]+ of the "
+                              ? "cross-check failed: subproblem ([0-9]+) \\(split [0-9]+ of the "
                                 "row-split plan\\): join counted ([0-9]+), wrong counted ([0-9]+)"
                               : "cross-check failed: subproblem ([0-9]+): " + kernel +
                                     " counted ([0-9]+), wrong counted ([0-9]+)");

@@ -24,7 +24,7 @@ namespace {
 // Unranked representatives drawn at random (seeded) from the whole plan.
 std::vector<Subproblem> sample(int n, int count, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<std::uint64_t> pick(0, detail::rowsplit_ranks(n) - 1);
+  std::uniform_int_distribution<std::uint64_t> pick(0, detail::row_splits(n) - 1);
   std::vector<Subproblem> out;
   while (static_cast<int>(out.size()) < count)
     if (const detail::RowSplitKey key = detail::rowsplit_key(n, pick(rng)); key.weight != 0)
@@ -73,7 +73,7 @@ TEST(Frontier, LargestPlansUnrankIntoRowSplits) {
   for (int n : {27, 28, 32}) {
     const Plan plan = plan_rowsplit(n, false);
     EXPECT_LE(plan.size(), kMaxRowSplitTasks) << n;
-    for (std::uint64_t r : {std::uint64_t{0}, plan.ranks / 2, plan.ranks - 1}) {
+    for (std::uint64_t r : {std::uint64_t{0}, plan.splits / 2, plan.splits - 1}) {
       const detail::RowSplitKey key = detail::rowsplit_key(n, r);
       const Subproblem s = detail::rowsplit_subproblem(n, key);
       const Mask west = (Mask{1} << n / 2) - 1, middle = n % 2 ? Mask{1} << n / 2 : 0;

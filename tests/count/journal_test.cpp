@@ -97,7 +97,7 @@ TEST(Journal, AClustersFinerCutIsReadBackFromItsJournal) {
     const Plan again = plan_rowsplit(n, false, {}, tasks);
     EXPECT_EQ(again.size(), made.size()) << wanted;
     EXPECT_EQ(again.block, made.block) << wanted;
-    EXPECT_EQ(again.parts, made.parts) << wanted;
+    EXPECT_EQ(again.pieces, made.pieces) << wanted;
     EXPECT_TRUE(reopen(path, run_identity(again)).ok()) << wanted;
     EXPECT_EQ(rowsplit_journal_tasks(path, n + 1), 0u);
   }

@@ -50,7 +50,7 @@ TEST(Memory, RowSplitPlanIsNotMaterialised) {
     const Plan plan = plan_rowsplit(n, false);
     EXPECT_TRUE(plan.subproblems.empty()) << n;
     EXPECT_LE(plan.size(), kMaxRowSplitTasks) << n;
-    EXPECT_GE(plan.size() * plan.block, plan.ranks) << n;
+    EXPECT_GE(plan.size() * plan.block, plan.splits) << n;
     c.n = n;
     const MemoryEstimate m = estimate_memory(plan, c, plan.size());
     EXPECT_EQ(m.plan, 0u) << n;

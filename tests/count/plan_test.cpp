@@ -209,7 +209,7 @@ TEST(Frontend, RowSplitRunsAreConsecutiveRepresentatives) {
     std::vector<Subproblem> all, runs;
     std::vector<std::uint8_t> all_weights, run_weights;
     rowsplit_all(n, all, all_weights);
-    const std::uint64_t ranks = rowsplit_ranks(n);
+    const std::uint64_t ranks = row_splits(n);
     const int windows = 3, run = 5;
     rowsplit_runs(n, windows, run, runs, run_weights);
     ASSERT_EQ(run_weights.size(), runs.size());
@@ -261,7 +261,7 @@ void expect_one_representative_per_orbit(int n, OddSplit shape) {
   const std::uint32_t all_rows = (1u << n) - 1;
   std::map<std::pair<int, std::uint32_t>, int> seen;  // every split of a ranked orbit
   std::uint32_t previous_west = 0;
-  for (std::uint64_t rank = 0; rank < rowsplit_ranks(n, shape); ++rank) {
+  for (std::uint64_t rank = 0; rank < row_splits(n, shape); ++rank) {
     const RowSplitKey key = rowsplit_key(n, rank, shape);
     const std::uint32_t west = all_rows & ~key.east;
     if (odd) {
@@ -302,7 +302,7 @@ void expect_one_representative_per_orbit(int n, OddSplit shape) {
   EXPECT_EQ(seen.size(), all) << n;
 }
 
-TEST(Frontend, RowSplitRanksPickOneRepresentativePerOrbit) {
+TEST(Frontend, RowSplitsPickOneRepresentativePerOrbit) {
   for (int n = 4; n <= 13; ++n)
     for (const OddSplit shape : {OddSplit::kByWestRows, OddSplit::kByMiddleRow})
       expect_one_representative_per_orbit(n, shape);
@@ -314,9 +314,9 @@ TEST(Frontend, OddBoardsPickTheirSplitBySize) {
   // Where the plan splits by middle row, its size is Burnside's (checked against every rank of
   // that shape at small n by the representatives test) and every middle row is forced.
   for (int n : {25, 27}) {
-    EXPECT_LT(rowsplit_subproblems(n), rowsplit_ranks(n)) << n;
-    EXPECT_GT(4 * rowsplit_subproblems(n), rowsplit_ranks(n)) << n;
-    for (std::uint64_t rank = 0; rank < rowsplit_ranks(n); rank += rowsplit_ranks(n) / 7)
+    EXPECT_LT(rowsplit_subproblems(n), row_splits(n)) << n;
+    EXPECT_GT(4 * rowsplit_subproblems(n), row_splits(n)) << n;
+    for (std::uint64_t rank = 0; rank < row_splits(n); rank += row_splits(n) / 7)
       EXPECT_EQ(std::popcount(rowsplit_key(n, rank).middle_rows), 1) << n;
   }
 }
@@ -328,7 +328,7 @@ TEST(Frontend, OddBoardsPickTheirSplitBySize) {
 TEST(Frontend, FixFirstRowsCutsASubproblemIntoParts) {
   int partitioned = 0;
   for (int n : {9, 10, 13, 16}) {
-    for (std::uint64_t rank = 0; rank < rowsplit_ranks(n); rank += rowsplit_ranks(n) / 24 + 1) {
+    for (std::uint64_t rank = 0; rank < row_splits(n); rank += row_splits(n) / 24 + 1) {
       const RowSplitKey key = rowsplit_key(n, rank);
       if (key.weight == 0) continue;
       const Subproblem s = rowsplit_subproblem(n, key);
@@ -386,50 +386,50 @@ TEST(Plan, RowSplitTasksFollowTheCluster) {
     const Plan fine = plan_rowsplit(n, false, {}, 4 * kMaxRowSplitTasks);
     EXPECT_LE(usual.size(), kMaxRowSplitTasks) << n;
     EXPECT_LE(fine.size(), 4 * kMaxRowSplitTasks) << n;  // between half and all of them
-    EXPECT_GE(2 * fine.size(), std::min<std::uint64_t>(fine.ranks, 4 * kMaxRowSplitTasks)) << n;
+    EXPECT_GE(2 * fine.size(), std::min<std::uint64_t>(fine.splits, 4 * kMaxRowSplitTasks)) << n;
     EXPECT_LT(fine.block, usual.block) << n;
-    EXPECT_EQ(fine.first_rank(0), 0u);
-    EXPECT_EQ(fine.end_rank(fine.size() - 1), fine.ranks) << n;
+    EXPECT_EQ(fine.first_split(0), 0u);
+    EXPECT_EQ(fine.end_split(fine.size() - 1), fine.splits) << n;
     for (std::size_t i = 1; i < fine.size(); i += fine.size() / 97)
-      EXPECT_EQ(fine.first_rank(i), fine.end_rank(i - 1)) << n << " " << i;
-    const Plan rank_a_task = plan_rowsplit(n, false, {}, usual.ranks);
+      EXPECT_EQ(fine.first_split(i), fine.end_split(i - 1)) << n << " " << i;
+    const Plan rank_a_task = plan_rowsplit(n, false, {}, usual.splits);
     EXPECT_EQ(rank_a_task.block, 1u) << n;
-    EXPECT_EQ(rank_a_task.parts, 1u) << n;
-    EXPECT_EQ(rank_a_task.size(), rank_a_task.ranks) << n;
+    EXPECT_EQ(rank_a_task.pieces, 1u) << n;
+    EXPECT_EQ(rank_a_task.size(), rank_a_task.splits) << n;
   }
 }
 
-// Past one rank a task the plan cuts each rank into pieces (rowsplit_parts): at most n / 2, the
+// Past one rank a task the plan cuts each rank into pieces (rowsplit_pieces): at most n / 2, the
 // tasks under 2^32; task i is piece i % parts of rank i / parts; and a plan cut so is cut again
 // so from its number of tasks (a journal's). A cluster asks for pieces from n = 25 only.
-TEST(Plan, PastOneRankATaskARankIsCutIntoPieces) {
-  EXPECT_EQ(rowsplit_parts(20, 1000, 1999), 1u);
-  EXPECT_EQ(rowsplit_parts(20, 1000, 2000), 2u);
-  EXPECT_EQ(rowsplit_parts(20, 1000, 7999), 7u);
-  EXPECT_EQ(rowsplit_parts(20, 1000, 1u << 30), 10u);  // n / 2
-  EXPECT_EQ(rowsplit_parts(21, 1000, 1u << 30), 10u);
-  EXPECT_EQ(rowsplit_parts(28, std::uint64_t{1} << 30, std::uint64_t{1} << 40), 3u);  // 2^32
+TEST(Plan, PastOneSplitATaskASplitIsCutIntoPieces) {
+  EXPECT_EQ(rowsplit_pieces(20, 1000, 1999), 1u);
+  EXPECT_EQ(rowsplit_pieces(20, 1000, 2000), 2u);
+  EXPECT_EQ(rowsplit_pieces(20, 1000, 7999), 7u);
+  EXPECT_EQ(rowsplit_pieces(20, 1000, 1u << 30), 10u);  // n / 2
+  EXPECT_EQ(rowsplit_pieces(21, 1000, 1u << 30), 10u);
+  EXPECT_EQ(rowsplit_pieces(28, std::uint64_t{1} << 30, std::uint64_t{1} << 40), 3u);  // 2^32
   for (const int n : {16, 20, 25}) {
     const Plan whole = plan_rowsplit(n, false);
     for (const std::uint64_t parts : {2u, 3u, 7u}) {
-      const Plan cut = plan_rowsplit(n, false, {}, whole.ranks * parts);
+      const Plan cut = plan_rowsplit(n, false, {}, whole.splits * parts);
       ASSERT_EQ(cut.block, 1u) << n;
-      ASSERT_EQ(cut.parts, parts) << n;
-      EXPECT_EQ(cut.size(), whole.ranks * parts) << n;
+      ASSERT_EQ(cut.pieces, parts) << n;
+      EXPECT_EQ(cut.size(), whole.splits * parts) << n;
       for (std::size_t i = 0; i < cut.size(); i += cut.size() / 89 + 1) {
-        EXPECT_EQ(cut.first_rank(i), i / parts) << n << " " << i;
-        EXPECT_EQ(cut.end_rank(i), i / parts + 1) << n << " " << i;
-        EXPECT_EQ(cut.part(i), i % parts) << n << " " << i;
-        const RankedSubproblem task = rowsplit_task(cut, i), rank = rowsplit_rank(cut, i / parts);
+        EXPECT_EQ(cut.first_split(i), i / parts) << n << " " << i;
+        EXPECT_EQ(cut.end_split(i), i / parts + 1) << n << " " << i;
+        EXPECT_EQ(cut.piece(i), i % parts) << n << " " << i;
+        const SplitSubproblem task = rowsplit_task(cut, i), rank = split_subproblem(cut, i / parts);
         EXPECT_EQ(task.weight, rank.weight) << n << " " << i;
         EXPECT_EQ(open_row_squares(task.subproblem, 0),
-                  open_row_squares(rowsplit_part(rank.subproblem, i % parts, parts), 0))
+                  open_row_squares(rowsplit_piece(rank.subproblem, i % parts, parts), 0))
             << n << " " << i;
       }
-      EXPECT_EQ(plan_rowsplit(n, false, {}, cut.size()).parts, parts) << n;
+      EXPECT_EQ(plan_rowsplit(n, false, {}, cut.size()).pieces, parts) << n;
     }
   }
-  const std::uint64_t ranks24 = plan_rowsplit(24, false).ranks;
+  const std::uint64_t ranks24 = plan_rowsplit(24, false).splits;
   EXPECT_EQ(cluster_plan_tasks(24, 1u << 20), ranks24);  // a rank a task at most
   EXPECT_EQ(cluster_plan_tasks(24, 64), dealer_plan_tasks(64));
   EXPECT_EQ(cluster_plan_tasks(25, 1u << 20), dealer_plan_tasks(1u << 20));
@@ -439,7 +439,7 @@ TEST(Plan, PastOneRankATaskARankIsCutIntoPieces) {
 // cut up to n / 2, the pieces' first rows split the rank's first row into disjoint non-empty
 // sets, and their counts add up to the rank's, by the search (the cross-check's kernels count
 // the pieces as subproblems like any other).
-TEST(Plan, PiecesOfARankAddUpToItsCount) {
+TEST(Plan, PiecesOfASplitAddUpToItsCount) {
   for (int n = 9; n <= 13; ++n) {
     std::vector<Subproblem> subproblems;
     std::vector<std::uint8_t> weights;
@@ -449,7 +449,7 @@ TEST(Plan, PiecesOfARankAddUpToItsCount) {
         std::uint64_t sum = 0;
         Mask seen = 0;
         for (std::uint64_t p = 0; p < parts; ++p) {
-          const Subproblem piece = rowsplit_part(s, p, parts);
+          const Subproblem piece = rowsplit_piece(s, p, parts);
           const Mask row = open_row_squares(piece, 0);
           EXPECT_NE(row, 0u) << n;
           EXPECT_EQ(row & seen, 0u) << n;
@@ -463,7 +463,7 @@ TEST(Plan, PiecesOfARankAddUpToItsCount) {
       }
   }
   const Subproblem none{};
-  EXPECT_EQ(rowsplit_part(none, 0, 3).rows, 0);
+  EXPECT_EQ(rowsplit_piece(none, 0, 3).rows, 0);
 }
 
 }  // namespace

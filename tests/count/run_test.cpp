@@ -330,7 +330,7 @@ TEST(Runner, JoinKernelGivesExactTotalAndUnique) {
 
 // The plan cut into pieces of a rank (CountConfig::min_tasks past the ranks): the same totals
 // and unique counts, every piece cross-checked by the second kernel on the same piece.
-TEST(Runner, JoinPlanCutIntoPiecesOfRanksCountsExactly) {
+TEST(Runner, JoinPlanCutIntoPiecesOfSplitsCountsExactly) {
   for (int n = 8; n <= 15; ++n) {
     CountConfig c{.n = n, .threads = 2, .kernel = "join"};
     c.min_tasks = std::uint64_t{1} << 30;
@@ -341,7 +341,7 @@ TEST(Runner, JoinPlanCutIntoPiecesOfRanksCountsExactly) {
     ASSERT_TRUE(k.has_value()) << n;
     EXPECT_TRUE(r->orbits.total == k->total) << n;
     EXPECT_TRUE(r->orbits.unique == k->unique) << n;
-    EXPECT_EQ(r->subproblems_total, make_plan(c)->ranks * static_cast<std::uint64_t>(n / 2)) << n;
+    EXPECT_EQ(r->subproblems_total, make_plan(c)->splits * static_cast<std::uint64_t>(n / 2)) << n;
     EXPECT_EQ(r->cross_checked, r->subproblems_total) << n;
     EXPECT_TRUE(r->cross_check_failure.empty()) << n;
   }
