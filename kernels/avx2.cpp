@@ -8,14 +8,11 @@
 #include <span>
 
 #include "kernels/isa.hpp"
+#include "kernels/isa_targets.hpp"
 #include "kernels/kernels.hpp"
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,bmi,bmi2,popcnt"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,bmi,bmi2,popcnt")
-#endif
+#define NQ_ISA avx2  // its record in kernels/CMakeLists.txt
+#include "kernels/isa_begin.hpp"
 
 namespace nq::avx2 {
 
@@ -137,28 +134,20 @@ void count_raw(const Subproblem* in, Tally* out, std::size_t size) {
 }
 }  // namespace nq::avx2
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+#include "kernels/isa_end.hpp"
 
 namespace nq {
-namespace {
 
-void count_avx2(std::span<const Subproblem> in, std::span<Tally> out) {
-  avx2::count_raw(in.data(), out.data(), in.size());
+namespace avx2 {
+// The lane search over a batch, outside the target region (std::span's members stay baseline).
+void count_lanes(std::span<const Subproblem> in, std::span<Tally> out) {
+  count_raw(in.data(), out.data(), in.size());
 }
-
-bool supported() {
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") &&
-         __builtin_cpu_supports("popcnt");
-}
-
-}  // namespace
+}  // namespace avx2
 
 const detail::SearchOps& detail::avx2_search() {
-  static constexpr SearchOps ops{"avx2", &supported, &count_avx2};
+  static constexpr IsaTarget kTarget = make_isa_target(NQ_ISA_NAME, NQ_ISA_FEATURES);
+  static constexpr SearchOps ops{"avx2", &kTarget, &avx2::count_lanes};
   return ops;
 }
 

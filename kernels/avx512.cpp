@@ -10,21 +10,11 @@
 #include <span>
 
 #include "kernels/isa.hpp"
+#include "kernels/isa_targets.hpp"
 #include "kernels/kernels.hpp"
 
-// GCC 12's AVX-512 headers trip -Wuninitialized on their own _mm512_undefined_* placeholders
-// (GCC bug 105593, fixed in GCC 13); the warning is about the header, not this code.
-#if defined(__clang__)
-#pragma clang attribute push(                                                      \
-    __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx512vpopcntdq"))), \
-    apply_to = function)
-#else
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq,avx512vpopcntdq")
-#endif
+#define NQ_ISA avx512  // its record in kernels/CMakeLists.txt
+#include "kernels/isa_begin.hpp"
 
 namespace nq::avx512 {
 
@@ -124,30 +114,20 @@ void count_raw(const Subproblem* in, Tally* out, std::size_t size) {
 }
 }  // namespace nq::avx512
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#pragma GCC diagnostic pop
-#endif
+#include "kernels/isa_end.hpp"
 
 namespace nq {
-namespace {
 
-void count_avx512(std::span<const Subproblem> in, std::span<Tally> out) {
-  avx512::count_raw(in.data(), out.data(), in.size());
+namespace avx512 {
+// The lane search over a batch, outside the target region (std::span's members stay baseline).
+void count_lanes(std::span<const Subproblem> in, std::span<Tally> out) {
+  count_raw(in.data(), out.data(), in.size());
 }
-
-bool supported() {
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-         __builtin_cpu_supports("avx512vpopcntdq");
-}
-
-}  // namespace
+}  // namespace avx512
 
 const detail::SearchOps& detail::avx512_search() {
-  static constexpr SearchOps ops{"avx512", &supported, &count_avx512};
+  static constexpr IsaTarget kTarget = make_isa_target(NQ_ISA_NAME, NQ_ISA_FEATURES);
+  static constexpr SearchOps ops{"avx512", &kTarget, &avx512::count_lanes};
   return ops;
 }
 

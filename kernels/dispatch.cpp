@@ -1,10 +1,11 @@
 // Kernel selection: a list in priority order; the first one this CPU supports is "auto".
-// The choice is made once per run by the engine, never inside a search. CPU features are
-// detected once per process (__builtin_cpu_supports reads CPUID and the OS's XSAVE state).
+// The choice is made once per run by the engine, never inside a search. Whether this CPU runs a
+// build is asked once per process, of the build's instruction-set target (isa_targets.hpp).
 #include <array>
 #include <atomic>
 
 #include "kernels/isa.hpp"
+#include "kernels/isa_targets.hpp"
 #include "kernels/join_limits.hpp"
 #include "kernels/kernels.hpp"
 
@@ -30,11 +31,11 @@ bool always() {
   return true;
 }
 bool has_avx2() {
-  static const bool ok = detail::avx2_search().supported() && usable("avx2");
+  static const bool ok = detail::runs_here(*detail::avx2_search().target) && usable("avx2");
   return ok;
 }
 bool has_avx512() {
-  static const bool ok = detail::avx512_search().supported() && usable("avx512");
+  static const bool ok = detail::runs_here(*detail::avx512_search().target) && usable("avx512");
   return ok;
 }
 
@@ -63,13 +64,14 @@ void prepare_join_check(int n) {
 
 const detail::JoinOps& detail::join_ops() {
   static const JoinOps& chosen =
-      has_avx512() && join_ops_avx512().supported() ? join_ops_avx512() : join_ops_scalar();
+      has_avx512() && runs_here(*join_ops_avx512().target) ? join_ops_avx512() : join_ops_scalar();
   return chosen;
 }
 
 bool detail::cpu_splits_wide_loads() {
   // AMD family 0x19 is Zen 3 and Zen 4; of the two only Zen 4 has AVX-512.
-  return __builtin_cpu_is("amdfam19h") && avx512_search().supported();
+  static const bool splits = __builtin_cpu_is("amdfam19h") && runs_here(*avx512_search().target);
+  return splits;
 }
 
 void set_join_watch(const JoinWatch& watch) {
@@ -105,25 +107,29 @@ void counted(std::span<const Subproblem> in, std::span<Tally> out) {
   F(in, out);
 }
 
-constexpr std::array<Kernel, kKernelCount> kKernels{
-    Kernel{"avx512", "SIMD lanes, AVX-512", "AVX-512 F, VL, BW, DQ and VPOPCNTDQ", &has_avx512,
-           &counted<0, &count_avx512>, PlanKind::kCanonical, &isa_avx512},
-    Kernel{"avx2", "SIMD lanes, AVX2", "AVX2, BMI2 and POPCNT", &has_avx2, &counted<1, &count_avx2>,
-           PlanKind::kCanonical, &isa_avx2},
-    Kernel{"scalar", "bitboard backtracking", "nothing", &always, &counted<2, &count_scalar>,
-           PlanKind::kCanonical, &isa_scalar},
-    // After the backtracking kernels: "auto" takes it by board size (auto_kernel), never as
-    // the generic best.
-    Kernel{"join",
-           "split-board join: both half-boards enumerated, compatible pairs counted, in AVX-512 "
-           "(with VBMI and GFNI) where the CPU has it",
-           "nothing", &always, &counted<3, &count_join>, PlanKind::kRowSplit, &join_isa, false,
-           &prepare_join},
-    Kernel{"reference",
-           "the classic one-queen-per-row search with mirror halving, unique by Burnside",
-           "nothing", &always, &counted<4, &detail::count_reference>, PlanKind::kClassic,
-           &isa_scalar, false},
-};
+// The table, made once: its "needs" texts are the targets' (isa_targets.hpp).
+const std::array<Kernel, kKernelCount>& kernel_table() {
+  static const std::array<Kernel, kKernelCount> table{
+      Kernel{"avx512", "SIMD lanes, AVX-512", detail::avx512_search().target->needs(), &has_avx512,
+             &counted<0, &count_avx512>, PlanKind::kCanonical, &isa_avx512},
+      Kernel{"avx2", "SIMD lanes, AVX2", detail::avx2_search().target->needs(), &has_avx2,
+             &counted<1, &count_avx2>, PlanKind::kCanonical, &isa_avx2},
+      Kernel{"scalar", "bitboard backtracking", "nothing", &always, &counted<2, &count_scalar>,
+             PlanKind::kCanonical, &isa_scalar},
+      // After the backtracking kernels: "auto" takes it by board size (auto_kernel), never as
+      // the generic best.
+      Kernel{"join",
+             "split-board join: both half-boards enumerated, compatible pairs counted, in AVX-512 "
+             "(with VBMI and GFNI) where the CPU has it",
+             "nothing", &always, &counted<3, &count_join>, PlanKind::kRowSplit, &join_isa, false,
+             &prepare_join},
+      Kernel{"reference",
+             "the classic one-queen-per-row search with mirror halving, unique by Burnside",
+             "nothing", &always, &counted<4, &detail::count_reference>, PlanKind::kClassic,
+             &isa_scalar, false},
+  };
+  return table;
+}
 constexpr std::size_t kScalar = 2;
 
 }  // namespace
@@ -154,20 +160,20 @@ std::string_view plan_kind_name(PlanKind kind) {
 }
 
 std::span<const Kernel> all_kernels() {
-  return kKernels;
+  return kernel_table();
 }
 
 const Kernel* find_kernel(std::string_view name) {
   if (name == "auto") return &best_kernel();
-  for (const Kernel& k : kKernels)
+  for (const Kernel& k : kernel_table())
     if (k.name == name) return &k;
   return nullptr;
 }
 
 const Kernel& best_kernel() {
   for (std::size_t i = 0; i <= kScalar; ++i)
-    if (kKernels[i].supported()) return kKernels[i];
-  return kKernels[kScalar];
+    if (kernel_table()[i].supported()) return kernel_table()[i];
+  return kernel_table()[kScalar];
 }
 
 const Kernel& auto_kernel(int n) {
@@ -176,7 +182,7 @@ const Kernel& auto_kernel(int n) {
 
 std::uint64_t kernel_batches(std::string_view name) {
   for (std::size_t i = 0; i < kKernelCount; ++i)
-    if (kKernels[i].name == name) return g_batches[i].load(std::memory_order_relaxed);
+    if (kernel_table()[i].name == name) return g_batches[i].load(std::memory_order_relaxed);
   return 0;
 }
 

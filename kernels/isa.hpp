@@ -8,6 +8,7 @@
 #include <span>
 #include <string_view>
 
+#include "kernels/isa_targets.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/subproblem.hpp"
 
@@ -16,8 +17,8 @@ namespace nq::detail {
 // A backtracking search build: the scalar search (search.hpp) or the lane-parallel one
 // (lanes.hpp) compiled for one instruction set.
 struct SearchOps {
-  std::string_view isa;  // "scalar", "avx2", "avx512"
-  bool (*supported)();   // can this CPU run it? (what CPUID says, before any test override)
+  std::string_view isa;     // "scalar", "avx2", "avx512"
+  const IsaTarget* target;  // what it is compiled for; a CPU runs it where runs_here(*target)
   BatchFn count;
 };
 const SearchOps& scalar_search();  // scalar.cpp
@@ -27,7 +28,7 @@ const SearchOps& avx512_search();  // avx512.cpp
 // A build of the split-board join (kernels/join/).
 struct JoinOps {
   std::string_view isa;  // "scalar" (the baseline build) or "avx512" (with VBMI and GFNI)
-  bool (*supported)();
+  const IsaTarget* target;
   BatchFn count;
   // Makes the calling thread ready to count n-boards (its scratch allocated and faulted in).
   void (*prepare)(int n);

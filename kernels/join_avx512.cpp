@@ -18,23 +18,11 @@
 #include <vector>
 
 #include "kernels/isa.hpp"
+#include "kernels/isa_targets.hpp"
 #include "kernels/kernels.hpp"
 
-// The target region, GCC's or clang's. GCC 12's AVX-512 headers trip -Wmaybe-uninitialized on
-// their own _mm512_undefined_* placeholders (GCC bug 105593, fixed in GCC 13), as in avx512.cpp.
-#if defined(__clang__)
-#pragma clang attribute push(                                                                   \
-    __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx512vpopcntdq,avx512vbmi,gfni," \
-                          "bmi,bmi2,popcnt,lzcnt"))),                                           \
-    apply_to = function)
-#else
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq,avx512vpopcntdq", \
-                   "avx512vbmi,gfni,bmi,bmi2,popcnt,lzcnt")
-#endif
+#define NQ_ISA avx512_join  // its record in kernels/CMakeLists.txt
+#include "kernels/isa_begin.hpp"
 
 #define NQ_KERNEL_NAMESPACE join_avx512
 #define NQ_JOIN_AVX512 1
@@ -87,26 +75,14 @@ std::uint64_t sieve_cuts_avx512(std::span<const std::uint64_t> a, std::span<cons
 }  // namespace
 }  // namespace nq
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#pragma GCC diagnostic pop
-#endif
+#include "kernels/isa_end.hpp"
 
 namespace nq {
-namespace {
-
-bool supported() {
-  return detail::avx512_search().supported() && __builtin_cpu_supports("avx512vbmi") &&
-         __builtin_cpu_supports("gfni");
-}
-
-}  // namespace
 
 const detail::JoinOps& detail::join_ops_avx512() {
+  static constexpr IsaTarget kTarget = make_isa_target(NQ_ISA_NAME, NQ_ISA_FEATURES);
   static constexpr JoinOps ops{"avx512",
-                               &supported,
+                               &kTarget,
                                &count_join_avx512,
                                &prepare_join_avx512,
                                &set_join_watch_avx512,

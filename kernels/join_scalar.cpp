@@ -1,6 +1,7 @@
 // The join kernel (kernels/join/) for the baseline ISA.
 #define NQ_KERNEL_NAMESPACE join_scalar
 #include "kernels/isa.hpp"
+#include "kernels/isa_targets.hpp"
 #include "kernels/join/join.hpp"
 #include "kernels/kernels.hpp"
 
@@ -48,15 +49,11 @@ std::uint64_t sieve_cuts_scalar(std::span<const std::uint64_t> a, std::span<cons
                                                  scratch);
 }
 
-bool always() {
-  return true;
-}
-
 }  // namespace
 
 const detail::JoinOps& detail::join_ops_scalar() {
   static constexpr JoinOps ops{"scalar",
-                               &always,
+                               &kBaselineTarget,
                                &count_join_scalar,
                                &prepare_join_scalar,
                                &set_join_watch_scalar,

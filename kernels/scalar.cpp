@@ -1,6 +1,7 @@
 // The scalar kernel: the generic search compiled for the baseline ISA.
 #define NQ_KERNEL_NAMESPACE scalar
 #include "kernels/isa.hpp"
+#include "kernels/isa_targets.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/search.hpp"
 
@@ -10,17 +11,15 @@ Tally count_one_scalar(const Subproblem& s) {
   return scalar::count_completions(s);
 }
 
-namespace {
-bool always() {
-  return true;
+namespace scalar {
+// The scalar search over a batch, one subproblem at a time.
+void count_each(std::span<const Subproblem> in, std::span<Tally> out) {
+  for (std::size_t i = 0; i < in.size(); ++i) out[i] = count_completions(in[i]);
 }
-void count_scalar(std::span<const Subproblem> in, std::span<Tally> out) {
-  for (std::size_t i = 0; i < in.size(); ++i) out[i] = scalar::count_completions(in[i]);
-}
-}  // namespace
+}  // namespace scalar
 
 const detail::SearchOps& detail::scalar_search() {
-  static constexpr SearchOps ops{"scalar", &always, &count_scalar};
+  static constexpr SearchOps ops{"scalar", &kBaselineTarget, &scalar::count_each};
   return ops;
 }
 

@@ -1,8 +1,16 @@
-// Dispatch: the kernel table's names, plans and instruction sets, "auto", and a forced kernel is
-// the one that runs.
+// Dispatch: the kernel table's names, plans and instruction sets, "auto", a forced kernel is the
+// one that runs, and each build's run-time check covers what it is compiled for.
 #include <gtest/gtest.h>
 
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
 #include "engine/count/count.hpp"
+#include "kernels/isa.hpp"
+#include "kernels/isa_targets.hpp"
 #include "kernels/kernels.hpp"
 #include "tests/kernels/every_kernel.hpp"
 #include "tests/support/testing.hpp"
@@ -68,6 +76,115 @@ TEST_P(DispatchTest, ForcedKernelIsTheOneThatRan) {
     else
       EXPECT_EQ(kernel_batches(k.name), before[i]) << k.name << " ran instead";
   }
+}
+
+// ---- instruction-set targets -------------------------------------------------------------
+
+// The targets as the build recorded them (kernels/CMakeLists.txt, NQ_ISA_TARGETS): each its name
+// and the features its sources' target region is compiled for.
+struct RecordedTarget {
+  std::string name;
+  std::string features;  // "avx2,bmi,bmi2,popcnt"
+};
+std::vector<RecordedTarget> recorded_targets() {
+  std::vector<RecordedTarget> out;
+  std::istringstream in(NQ_ISA_TARGETS);
+  for (std::string word; in >> word;) {
+    const std::size_t colon = word.find(':');
+    out.push_back({word.substr(0, colon), word.substr(colon + 1)});
+  }
+  return out;
+}
+std::vector<std::string> split_features(const std::string& list) {
+  std::vector<std::string> out;
+  std::istringstream in(list);
+  for (std::string f; std::getline(in, f, ',');) out.push_back(f);
+  return out;
+}
+
+// Every build the dispatcher chooses among, and the target each is compiled for.
+std::vector<std::pair<std::string, const detail::IsaTarget*>> builds() {
+  return {{"the avx512 search", detail::avx512_search().target},
+          {"the avx2 search", detail::avx2_search().target},
+          {"the scalar search", detail::scalar_search().target},
+          {"the join's avx512 build", detail::join_ops_avx512().target},
+          {"the join's baseline build", detail::join_ops_scalar().target}};
+}
+
+// A CPU with every feature but one.
+detail::CpuFeature g_missing;
+bool lacks_only_the_missing_one(detail::CpuFeature f) {
+  return f != g_missing;
+}
+bool has_every_feature(detail::CpuFeature) {
+  return true;
+}
+
+TEST(IsaTargets, EachBuildsRunTimeCheckCoversEveryFeatureItIsCompiledFor) {
+  const std::vector<RecordedTarget> records = recorded_targets();
+  ASSERT_GE(records.size(), 3u) << NQ_ISA_TARGETS;
+  std::vector<std::string> used;
+  for (const auto& [build, build_target] : builds()) {
+    const detail::IsaTarget* target = build_target;  // a variable the lambdas below can capture
+    ASSERT_NE(target, nullptr) << build;
+    if (target->compiled_for.empty()) {  // the baseline: compiled for nothing more
+      EXPECT_TRUE(target->features().empty()) << build;
+      EXPECT_TRUE(detail::runs_here(*target)) << build;
+      continue;
+    }
+    const auto record = std::find_if(records.begin(), records.end(), [&](const RecordedTarget& r) {
+      return r.name == target->name;
+    });
+    ASSERT_NE(record, records.end()) << build << ": no record named " << target->name;
+    used.push_back(record->name);
+    EXPECT_EQ(target->compiled_for, record->features) << build;
+    EXPECT_TRUE(target->runs_on(&has_every_feature)) << build;
+    for (const std::string& feature : split_features(record->features)) {
+      const auto checked = std::find_if(
+          target->features().begin(), target->features().end(),
+          [&](detail::CpuFeature f) { return detail::cpu_feature_name(f).attribute == feature; });
+      ASSERT_NE(checked, target->features().end())
+          << build << " is compiled for " << feature << " but does not check it";
+      g_missing = *checked;
+      EXPECT_FALSE(target->runs_on(&lacks_only_the_missing_one))
+          << build << " would run on a CPU without " << feature;
+    }
+  }
+  for (const RecordedTarget& r : records)
+    EXPECT_NE(std::find(used.begin(), used.end(), r.name), used.end())
+        << "no build is compiled for the record " << r.name;
+}
+
+TEST(IsaTargets, NeedsTextNamesEveryFeatureOnce) {
+  static_assert(detail::make_isa_target("t", "avx2,bmi,bmi2,popcnt").needs() ==
+                "AVX2, BMI, BMI2 and POPCNT");
+  static_assert(detail::make_isa_target("t", "avx512f,avx512vl,avx512bw").needs() ==
+                "AVX-512 F/VL/BW");
+  static_assert(detail::make_isa_target("t", "avx512f,avx512vbmi,gfni,lzcnt").needs() ==
+                "AVX-512 F/VBMI, GFNI and LZCNT");
+  static_assert(detail::make_isa_target("t", "").needs() == "nothing");
+  EXPECT_EQ(find_kernel("avx2")->needs, detail::avx2_search().target->needs());
+  EXPECT_EQ(find_kernel("avx512")->needs, detail::avx512_search().target->needs());
+  EXPECT_EQ(find_kernel("scalar")->needs, "nothing");
+}
+
+// The C library's view of the CPU (cpu_has) against the compiler's, for the features that both
+// name (clang's __builtin_cpu_supports does not know lzcnt).
+TEST(IsaTargets, TheCLibrarysFeaturesAreTheCompilers) {
+#define NQ_EXPECT_SAME(e, name) \
+  EXPECT_EQ(detail::cpu_has(detail::CpuFeature::e), __builtin_cpu_supports(name) != 0) << name;
+  NQ_EXPECT_SAME(kPopcnt, "popcnt")
+  NQ_EXPECT_SAME(kBmi, "bmi")
+  NQ_EXPECT_SAME(kBmi2, "bmi2")
+  NQ_EXPECT_SAME(kAvx2, "avx2")
+  NQ_EXPECT_SAME(kGfni, "gfni")
+  NQ_EXPECT_SAME(kAvx512f, "avx512f")
+  NQ_EXPECT_SAME(kAvx512vl, "avx512vl")
+  NQ_EXPECT_SAME(kAvx512bw, "avx512bw")
+  NQ_EXPECT_SAME(kAvx512dq, "avx512dq")
+  NQ_EXPECT_SAME(kAvx512vpopcntdq, "avx512vpopcntdq")
+  NQ_EXPECT_SAME(kAvx512vbmi, "avx512vbmi")
+#undef NQ_EXPECT_SAME
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryKernel, DispatchTest, ::testing::ValuesIn(test::kernel_names()),

@@ -11,7 +11,7 @@ namespace nq::test_support {
 
 const detail::JoinOps* join_avx512() {
   const detail::JoinOps& ops = detail::join_ops_avx512();
-  return ops.supported() ? &ops : nullptr;
+  return detail::runs_here(*ops.target) ? &ops : nullptr;
 }
 
 std::vector<const detail::JoinOps*> join_builds() {
