@@ -2,7 +2,6 @@
 // The choice is made once per run by the engine, never inside a search. Whether this CPU runs a
 // build is asked once per process, of the build's instruction-set target (isa_targets.hpp).
 #include <array>
-#include <atomic>
 
 #include "kernels/isa.hpp"
 #include "kernels/isa_targets.hpp"
@@ -11,36 +10,21 @@
 
 namespace nq {
 
-namespace detail {
 namespace {
-KernelFilter g_filter = nullptr;
-}  // namespace
-
-void set_kernel_filter(KernelFilter usable) {
-  g_filter = usable;
-}
-}  // namespace detail
-
-namespace {
-
-bool usable(std::string_view name) {
-  return detail::g_filter == nullptr || detail::g_filter(name);
-}
 
 bool always() {
   return true;
 }
 bool has_avx2() {
-  static const bool ok = detail::runs_here(*detail::avx2_search().target) && usable("avx2");
+  static const bool ok = detail::runs_here(*detail::avx2_search().target);
   return ok;
 }
 bool has_avx512() {
-  static const bool ok = detail::runs_here(*detail::avx512_search().target) && usable("avx512");
+  static const bool ok = detail::runs_here(*detail::avx512_search().target);
   return ok;
 }
 
 constexpr std::size_t kKernelCount = 5;
-std::array<std::atomic<std::uint64_t>, kKernelCount> g_batches{};
 
 void count_avx512(std::span<const Subproblem> in, std::span<Tally> out) {
   detail::avx512_search().count(in, out);
@@ -100,33 +84,24 @@ std::string_view isa_scalar() {
   return "scalar";
 }
 
-// Counts the batches of kernel I (one relaxed add per batch, never per node), then runs it.
-template <std::size_t I, BatchFn F>
-void counted(std::span<const Subproblem> in, std::span<Tally> out) {
-  g_batches[I].fetch_add(1, std::memory_order_relaxed);
-  F(in, out);
-}
-
 // The table, made once: its "needs" texts are the targets' (isa_targets.hpp).
 const std::array<Kernel, kKernelCount>& kernel_table() {
   static const std::array<Kernel, kKernelCount> table{
       Kernel{"avx512", "SIMD lanes, AVX-512", detail::avx512_search().target->needs(), &has_avx512,
-             &counted<0, &count_avx512>, PlanKind::kCanonical, &isa_avx512},
+             &count_avx512, PlanKind::kCanonical, &isa_avx512},
       Kernel{"avx2", "SIMD lanes, AVX2", detail::avx2_search().target->needs(), &has_avx2,
-             &counted<1, &count_avx2>, PlanKind::kCanonical, &isa_avx2},
-      Kernel{"scalar", "bitboard backtracking", "nothing", &always, &counted<2, &count_scalar>,
+             &count_avx2, PlanKind::kCanonical, &isa_avx2},
+      Kernel{"scalar", "bitboard backtracking", "nothing", &always, &count_scalar,
              PlanKind::kCanonical, &isa_scalar},
       // After the backtracking kernels: "auto" takes it by board size (auto_kernel), never as
       // the generic best.
       Kernel{"join",
              "split-board join: both half-boards enumerated, compatible pairs counted, in AVX-512 "
              "(with VBMI and GFNI) where the CPU has it",
-             "nothing", &always, &counted<3, &count_join>, PlanKind::kRowSplit, &join_isa, false,
-             &prepare_join},
+             "nothing", &always, &count_join, PlanKind::kRowSplit, &join_isa, &prepare_join},
       Kernel{"reference",
              "the classic one-queen-per-row search with mirror halving, unique by Burnside",
-             "nothing", &always, &counted<4, &detail::count_reference>, PlanKind::kClassic,
-             &isa_scalar, false},
+             "nothing", &always, &detail::count_reference, PlanKind::kClassic, &isa_scalar},
   };
   return table;
 }
@@ -142,7 +117,6 @@ const Kernel& join_check_kernel() {
                                  &detail::count_join_check,
                                  PlanKind::kRowSplit,
                                  &isa_scalar,
-                                 false,
                                  &prepare_join_check};
   return kCheck;
 }
@@ -178,12 +152,6 @@ const Kernel& best_kernel() {
 
 const Kernel& auto_kernel(int n) {
   return n >= kJoinFromN ? *find_kernel("join") : best_kernel();
-}
-
-std::uint64_t kernel_batches(std::string_view name) {
-  for (std::size_t i = 0; i < kKernelCount; ++i)
-    if (kernel_table()[i].name == name) return g_batches[i].load(std::memory_order_relaxed);
-  return 0;
 }
 
 }  // namespace nq

@@ -49,29 +49,6 @@ JoinSample sample_join_avx512(const Subproblem& s, std::uint64_t pieces, std::ui
   return join_avx512::sample_join(s, pieces, seed, clock);
 }
 
-void set_join_limits_avx512(std::size_t chunk, std::size_t parts) {
-  join_avx512::join_detail::Scratch& s = join_avx512::join_detail::thread_scratch();
-  s.chunk = chunk != 0 ? chunk : detail::kJoinChunk;
-  s.parts_limit = parts != 0 ? parts : detail::kJoinMaxParts;
-  s.east_half.valid = s.west_half.valid = false;
-}
-
-std::uint64_t count_disjoint_pairs_avx512(std::span<const std::uint64_t> a,
-                                          std::span<const std::uint64_t> b, int bits,
-                                          bool narrow_visits) {
-  join_avx512::join_detail::SieveScratch scratch;
-  scratch.narrow_visits = narrow_visits;
-  return join_avx512::join_detail::count_disjoint(a.data(), a.size(), b.data(), b.size(), bits,
-                                                  scratch);
-}
-
-std::uint64_t sieve_cuts_avx512(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
-                                std::uint64_t shared, int c) {
-  std::vector<std::uint64_t> scratch;
-  return join_avx512::join_detail::cuts_by_pairs(a.data(), a.size(), b.data(), b.size(), shared, c,
-                                                 scratch);
-}
-
 }  // namespace
 }  // namespace nq
 
@@ -86,10 +63,7 @@ const detail::JoinOps& detail::join_ops_avx512() {
                                &count_join_avx512,
                                &prepare_join_avx512,
                                &set_join_watch_avx512,
-                               &sample_join_avx512,
-                               &set_join_limits_avx512,
-                               &count_disjoint_pairs_avx512,
-                               &sieve_cuts_avx512};
+                               &sample_join_avx512};
   return ops;
 }
 

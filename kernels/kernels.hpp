@@ -33,10 +33,6 @@ struct Kernel {
   // The instruction set the kernel runs in on this CPU ("avx512", "avx2", "scalar"): the join
   // chooses its own bit-slice build at run time.
   std::string_view (*isa)() = nullptr;
-  // Its Tally::nodes are search-tree nodes, equal to the scalar kernel's for every subproblem
-  // (the backtracking kernels). The join's are the queens placed on half-boards, the reference
-  // kernel's those of its own whole-board search.
-  bool search_nodes = true;
   // Makes the calling thread ready to count boards of size n (its scratch allocated and faulted
   // in), so that a worker's start-up is not charged to the first subproblem it counts; null
   // where there is nothing to prepare.
@@ -91,10 +87,6 @@ struct JoinSample {
 };
 JoinSample sample_join(const Subproblem& s, std::uint64_t pieces, std::uint64_t seed,
                        double (*clock)());
-
-// How many batches the kernel `name` has counted in this process: tests use it to prove that
-// the kernel a run reports is the one that ran.
-std::uint64_t kernel_batches(std::string_view name);
 
 // All kernels this build knows: the backtracking ones in priority order (the first supported
 // one is "auto" below kJoinFromN), then the join and the reference kernel.

@@ -36,8 +36,8 @@ struct Scratch {
   std::vector<SettledHalf::Walk> east_starts, west_starts;  // sampling's chunk starts
   JoinWatch watch;                                          // the calling thread's (kernels.hpp)
   // Placements per chunk of a settled half, and the largest bottom part: kJoinChunk and
-  // kJoinMaxParts, smaller in tests (JoinOps::set_limits, kernels/isa.hpp) so that small boards
-  // take every path.
+  // kJoinMaxParts, a quarter of them in check_scratch (and smaller in tests, so that small
+  // boards take every path).
   std::size_t chunk = kJoinChunk, parts_limit = kJoinMaxParts;
   int prepared_for = 0;  // the board size the buffers were reserved for
 

@@ -21,6 +21,13 @@ inline std::vector<std::string> kernel_names(bool any_subproblem = false) {
   return names;
 }
 
+// Whether the kernel's Tally::nodes are search-tree nodes, equal to the scalar kernel's for every
+// subproblem: those of the backtracking kernels, which count the canonical plan. The join's are
+// the queens it placed on half-boards, the reference kernel's those of its own whole-board search.
+inline bool counts_search_nodes(const Kernel& k) {
+  return k.plan == PlanKind::kCanonical;
+}
+
 class EveryKernelTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {

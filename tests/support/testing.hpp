@@ -1,32 +1,60 @@
 // What the tests reach that the programs never do: every build of the join this CPU can run,
-// their limits, and the seams of the programs' test builds. Linked only into tests.
+// with the entries only tests use, their limits, and the seams of the programs' test builds.
+// Linked only into tests.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <span>
 #include <vector>
 
 #include "kernels/isa.hpp"
 
 namespace nq::test_support {
 
+// One build of the join as the tests reach it: the product's table of its operations, and the
+// entries only tests use, compiled from the build's own code (join_hooks.hpp).
+struct JoinBuild {
+  const detail::JoinOps& ops;
+  // The calling thread's chunk (placements of a settled half paired at a time) and bottom-part
+  // limit (0: the defaults, kJoinChunk and kJoinMaxParts). Small limits make small boards take
+  // the paths that only large boards need otherwise.
+  void (*set_limits)(std::size_t chunk, std::size_t parts);
+  // The pair counter on its own: pairs (x in a, y in b) with x & y == 0, for patterns of
+  // `bits` < 64 bits. narrow_visits: whether it reads half-entries for visits of half a block,
+  // as where cpu_splits_wide_loads() (the AVX-512 build only; the baseline ignores it).
+  std::uint64_t (*count_disjoint_pairs)(std::span<const std::uint64_t> a,
+                                        std::span<const std::uint64_t> b, int bits,
+                                        bool narrow_visits);
+  // The cut diagonals the pair counter's sieve chooses on sampled pairs for large sides: c of
+  // the bits of `shared` (a is the side whose members the sample rows are).
+  std::uint64_t (*sieve_cuts)(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                              std::uint64_t shared, int c);
+};
+
+// The join's baseline build, which every CPU runs.
+const JoinBuild& join_scalar();
 // The join's AVX-512 build, or null where this CPU cannot run it.
-const detail::JoinOps* join_avx512();
+const JoinBuild* join_avx512();
 // Every build of the join this CPU can run: the baseline first, then AVX-512 where it runs.
-std::vector<const detail::JoinOps*> join_builds();
+std::vector<const JoinBuild*> join_builds();
 
 // The calling thread's join chunk and bottom-part limit in every build (0: the defaults).
-// Small limits make small boards take the paths that only large boards need otherwise.
 void set_join_limits(std::size_t chunk, std::size_t parts);
 
-// The test builds of the programs (nqcount-testing, nqcount-mpi-testing) read three variables
+// The test builds of the programs (nqcount-testing, nqcount-mpi-testing) read two variables
 // before main, through this call (seams.cpp):
-//   NQ_TEST_DISABLE_KERNELS=avx512,avx2   those kernels report "cannot run on this CPU", so that
-//                                          a machine with every feature can test that path;
 //   NQ_TEST_CROSS_CHECK_KERNEL=NAME        the second kernel of every cross-check (one of
 //                                          another plan, to see a failed cross-check end to end);
 //   NQ_TEST_JOIN_CHUNK=PLACEMENTS          the main thread's join chunk and bottom-part limit
 //                                          (set_join_limits): a one-thread run cuts small boards'
 //                                          halves into chunk pairs as n >= 26 cuts them.
 void install_environment_seams();
+
+namespace detail {
+// Each build's JoinBuild (join_scalar_hooks.cpp, join_avx512_hooks.cpp).
+const JoinBuild& join_scalar_build();
+const JoinBuild& join_avx512_build();
+}  // namespace detail
 
 }  // namespace nq::test_support

@@ -6,7 +6,6 @@
 #include <bit>
 #include <random>
 
-#include "kernels/isa.hpp"
 #include "tests/support/testing.hpp"
 
 namespace nq {
@@ -90,7 +89,7 @@ TEST(JoinPairs, MatchDoubleLoopAtEverySizeAndDensity) {
         for (auto& x : a) x = pattern() & mask_a;
         for (auto& y : b) y = pattern() & mask_b;
         const std::uint64_t want = disjoint_pairs_by_columns(a, b);
-        EXPECT_EQ(detail::join_ops_scalar().count_disjoint_pairs(a, b, bits, false), want)
+        EXPECT_EQ(test_support::join_scalar().count_disjoint_pairs(a, b, bits, false), want)
             << bits << " " << na << "x" << nb << " " << skew;
         if (test_support::join_avx512()) {
           // Both ways a visit of half a block can go: half-entries (as on Zen 4) or whole ones.

@@ -39,7 +39,7 @@ TEST(JoinKernel, ChunkedHalvesAndMovedBottomsCountTheSame) {
         ASSERT_EQ(got[i].solutions, searched[i]) << what;
       }
       if (test_support::join_avx512()) {
-        test_support::join_avx512()->count(subs, got);
+        test_support::join_avx512()->ops.count(subs, got);
         for (std::size_t i = 0; i < subs.size(); ++i)
           ASSERT_EQ(got[i].solutions, plain[i].solutions) << what << " avx512, subproblem " << i;
       }

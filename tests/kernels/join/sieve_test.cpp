@@ -4,7 +4,6 @@
 
 #include <random>
 
-#include "kernels/isa.hpp"
 #include "tests/support/testing.hpp"
 
 namespace nq {
@@ -26,8 +25,8 @@ TEST(JoinPairs, CutsAreChosenOnThePairsLeft) {
   std::vector<std::uint64_t> a(3000), b(5000);
   for (auto& x : a) x = member();
   for (auto& y : b) y = member();
-  EXPECT_EQ(detail::join_ops_scalar().sieve_cuts(a, b, 0x3ff, 2), 0b101u);
-  EXPECT_EQ(detail::join_ops_scalar().sieve_cuts(a, b, 0x3fe, 2),
+  EXPECT_EQ(test_support::join_scalar().sieve_cuts(a, b, 0x3ff, 2), 0b101u);
+  EXPECT_EQ(test_support::join_scalar().sieve_cuts(a, b, 0x3fe, 2),
             0b110u);  // 0 not shared: 1, then 2
   if (test_support::join_avx512()) {
     EXPECT_EQ(test_support::join_avx512()->sieve_cuts(a, b, 0x3ff, 2), 0b101u);
@@ -82,7 +81,7 @@ TEST(SlowJoinPairs, DeepSievesMatchSubsetSums) {
       if (y & wide) wide_b = y;
     if (((wide_a & wide_b) & kFull) == 0) --want;
     EXPECT_GT(want, 0u);
-    EXPECT_EQ(detail::join_ops_scalar().count_disjoint_pairs(a, b, shared, false), want)
+    EXPECT_EQ(test_support::join_scalar().count_disjoint_pairs(a, b, shared, false), want)
         << na << "x" << nb << " " << shared;
 
     if (test_support::join_avx512()) {

@@ -1,0 +1,41 @@
+// The tests' entries into the join's AVX-512 build (join_hooks.hpp), compiled as that build is:
+// the standard headers before its target region (kernels/join_avx512.cpp says why), then the
+// region of its record.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "kernels/isa.hpp"
+#include "kernels/isa_targets.hpp"
+#include "kernels/kernels.hpp"
+#include "tests/support/testing.hpp"
+
+#define NQ_ISA avx512_join  // as kernels/join_avx512.cpp
+#include "kernels/isa_begin.hpp"
+
+#define NQ_KERNEL_NAMESPACE join_avx512
+#define NQ_JOIN_AVX512 1
+#include "kernels/join/join.hpp"
+#include "tests/support/join_hooks.hpp"
+
+// The region ends here: the build's accessor below is the tests' own code.
+#include "kernels/isa_end.hpp"
+
+namespace nq {
+
+const test_support::JoinBuild& test_support::detail::join_avx512_build() {
+  static const JoinBuild build{nq::detail::join_ops_avx512(), &join_avx512::test_hooks::set_limits,
+                               &join_avx512::test_hooks::count_disjoint_pairs,
+                               &join_avx512::test_hooks::sieve_cuts};
+  return build;
+}
+
+}  // namespace nq
