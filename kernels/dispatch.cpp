@@ -15,40 +15,70 @@ namespace {
 bool always() {
   return true;
 }
-bool has_avx2() {
-  static const bool ok = detail::runs_here(*detail::avx2_search().target);
-  return ok;
-}
-bool has_avx512() {
-  static const bool ok = detail::runs_here(*detail::avx512_search().target);
-  return ok;
+std::string_view baseline_isa() {
+  return detail::kBaselineTarget.name;
 }
 
-constexpr std::size_t kKernelCount = 5;
+// A backtracking search's record, made from its build's table (isa.hpp): named after its
+// instruction set, counting with the build's own batch function, and supported where this CPU
+// runs the build's target (asked once).
+template <const detail::SearchOps& (*Ops)()>
+bool search_runs_here() {
+  static const bool runs = detail::runs_here(*Ops().target);
+  return runs;
+}
+template <const detail::SearchOps& (*Ops)()>
+std::string_view search_isa() {
+  return Ops().isa;
+}
+template <const detail::SearchOps& (*Ops)()>
+Kernel search_kernel(std::string_view description) {
+  const detail::SearchOps& ops = Ops();
+  return Kernel{.name = ops.isa,
+                .description = description,
+                .needs = ops.target->needs(),
+                .supported = &search_runs_here<Ops>,
+                .count = ops.count,
+                .plan = PlanKind::kCanonical,
+                .isa = &search_isa<Ops>};
+}
 
-void count_avx512(std::span<const Subproblem> in, std::span<Tally> out) {
-  detail::avx512_search().count(in, out);
-}
-void count_avx2(std::span<const Subproblem> in, std::span<Tally> out) {
-  detail::avx2_search().count(in, out);
-}
-void count_scalar(std::span<const Subproblem> in, std::span<Tally> out) {
-  detail::scalar_search().count(in, out);
-}
-void count_join(std::span<const Subproblem> in, std::span<Tally> out) {
+// The join's record runs the build chosen for this CPU (detail::join_ops).
+void chosen_join_count(std::span<const Subproblem> in, std::span<Tally> out) {
   detail::join_ops().count(in, out);
 }
-void prepare_join(int n) {
+void chosen_join_prepare(int n) {
   detail::join_ops().prepare(n);
 }
-void prepare_join_check(int n) {
-  detail::join_ops_scalar().prepare(n);
+std::string_view chosen_join_isa() {
+  return detail::join_ops().isa;
 }
+
+// The table, made once (its "needs" texts are the targets'): the backtracking kernels first, in
+// priority order, then the join and the reference kernel.
+std::span<const Kernel> kernel_table() {
+  static const std::array table{
+      search_kernel<&detail::avx512_search>("SIMD lanes, AVX-512"),
+      search_kernel<&detail::avx2_search>("SIMD lanes, AVX2"),
+      search_kernel<&detail::scalar_search>("bitboard backtracking"),
+      // "auto" takes it by board size (auto_kernel), never as the generic best.
+      Kernel{"join",
+             "split-board join: both half-boards enumerated, compatible pairs counted, in AVX-512 "
+             "(with VBMI and GFNI) where the CPU has it",
+             "nothing", &always, &chosen_join_count, PlanKind::kRowSplit, &chosen_join_isa,
+             &chosen_join_prepare},
+      Kernel{"reference",
+             "the classic one-queen-per-row search with mirror halving, unique by Burnside",
+             "nothing", &always, &detail::count_reference, PlanKind::kClassic, &baseline_isa},
+  };
+  return table;
+}
+
 }  // namespace
 
 const detail::JoinOps& detail::join_ops() {
   static const JoinOps& chosen =
-      has_avx512() && runs_here(*join_ops_avx512().target) ? join_ops_avx512() : join_ops_scalar();
+      runs_here(*join_ops_avx512().target) ? join_ops_avx512() : join_ops_scalar();
   return chosen;
 }
 
@@ -60,54 +90,13 @@ bool detail::cpu_splits_wide_loads() {
 
 void set_join_watch(const JoinWatch& watch) {
   detail::join_ops().set_watch(watch);
-  // and the cross-check's, the baseline build (join-check)
-  if (&detail::join_ops() != &detail::join_ops_scalar()) detail::join_ops_scalar().set_watch(watch);
+  detail::set_join_check_watch(watch);  // the cross-check's, on the baseline build (join-check)
 }
 
 JoinSample sample_join(const Subproblem& s, std::uint64_t pieces, std::uint64_t seed,
                        double (*clock)()) {
   return detail::join_ops().sample(s, pieces, seed, clock);
 }
-
-namespace {
-
-std::string_view join_isa() {
-  return detail::join_ops().isa;
-}
-std::string_view isa_avx512() {
-  return "avx512";
-}
-std::string_view isa_avx2() {
-  return "avx2";
-}
-std::string_view isa_scalar() {
-  return "scalar";
-}
-
-// The table, made once: its "needs" texts are the targets' (isa_targets.hpp).
-const std::array<Kernel, kKernelCount>& kernel_table() {
-  static const std::array<Kernel, kKernelCount> table{
-      Kernel{"avx512", "SIMD lanes, AVX-512", detail::avx512_search().target->needs(), &has_avx512,
-             &count_avx512, PlanKind::kCanonical, &isa_avx512},
-      Kernel{"avx2", "SIMD lanes, AVX2", detail::avx2_search().target->needs(), &has_avx2,
-             &count_avx2, PlanKind::kCanonical, &isa_avx2},
-      Kernel{"scalar", "bitboard backtracking", "nothing", &always, &count_scalar,
-             PlanKind::kCanonical, &isa_scalar},
-      // After the backtracking kernels: "auto" takes it by board size (auto_kernel), never as
-      // the generic best.
-      Kernel{"join",
-             "split-board join: both half-boards enumerated, compatible pairs counted, in AVX-512 "
-             "(with VBMI and GFNI) where the CPU has it",
-             "nothing", &always, &count_join, PlanKind::kRowSplit, &join_isa, &prepare_join},
-      Kernel{"reference",
-             "the classic one-queen-per-row search with mirror halving, unique by Burnside",
-             "nothing", &always, &detail::count_reference, PlanKind::kClassic, &isa_scalar},
-  };
-  return table;
-}
-constexpr std::size_t kScalar = 2;
-
-}  // namespace
 
 const Kernel& join_check_kernel() {
   static constexpr Kernel kCheck{"join-check",
@@ -116,8 +105,8 @@ const Kernel& join_check_kernel() {
                                  &always,
                                  &detail::count_join_check,
                                  PlanKind::kRowSplit,
-                                 &isa_scalar,
-                                 &prepare_join_check};
+                                 &baseline_isa,
+                                 &detail::prepare_join_check};
   return kCheck;
 }
 
@@ -145,9 +134,9 @@ const Kernel* find_kernel(std::string_view name) {
 }
 
 const Kernel& best_kernel() {
-  for (std::size_t i = 0; i <= kScalar; ++i)
-    if (kernel_table()[i].supported()) return kernel_table()[i];
-  return kernel_table()[kScalar];
+  for (const Kernel& k : kernel_table())
+    if (k.plan == PlanKind::kCanonical && k.supported()) return k;
+  return *find_kernel(detail::scalar_search().isa);  // not reached: the scalar search runs anywhere
 }
 
 const Kernel& auto_kernel(int n) {

@@ -25,7 +25,7 @@ const SearchOps& scalar_search();  // scalar.cpp
 const SearchOps& avx2_search();    // avx2.cpp
 const SearchOps& avx512_search();  // avx512.cpp
 
-// A build of the split-board join (kernels/join/).
+// A build of the split-board join (kernels/join/; its table made by kernels/join/ops.hpp).
 struct JoinOps {
   std::string_view isa;  // "scalar" (the baseline build) or "avx512" (with VBMI and GFNI)
   const IsaTarget* target;
@@ -39,13 +39,16 @@ struct JoinOps {
 };
 const JoinOps& join_ops_scalar();  // join_scalar.cpp
 const JoinOps& join_ops_avx512();  // join_avx512.cpp
-// The build the join kernel runs on this CPU: AVX-512 where it is supported (and not disabled
-// for a test), the baseline otherwise. Chosen once per process.
+// The build the join kernel runs on this CPU: AVX-512 where this CPU runs its target, the
+// baseline otherwise. Chosen once per process.
 const JoinOps& join_ops();
 
 // The join's cross-check (join_check_kernel): the baseline build with its own scratch, cut into
-// chunks and bottom parts a quarter of the count's (join_scalar.cpp).
+// chunks and bottom parts a quarter of the count's (join_scalar.cpp); that scratch made ready
+// for n-boards, and its watch, for the calling thread.
 void count_join_check(std::span<const Subproblem> in, std::span<Tally> out);
+void prepare_join_check(int n);
+void set_join_check_watch(const JoinWatch& watch);
 
 // The reference kernel as a batch kernel: count_classic for each subproblem of the classic plan
 // (no fixed queens, nothing blocked; n is the width of `full`) (reference.cpp).

@@ -27,43 +27,16 @@
 #define NQ_KERNEL_NAMESPACE join_avx512
 #define NQ_JOIN_AVX512 1
 #include "kernels/join/join.hpp"
+#include "kernels/join/ops.hpp"
 
-namespace nq {
-namespace {
-
-void count_join_avx512(std::span<const Subproblem> in, std::span<Tally> out) {
-  for (std::size_t i = 0; i < in.size(); ++i)
-    out[i] = join_avx512::count_join(in[i], &count_one_scalar);
-}
-
-void prepare_join_avx512(int n) {
-  join_avx512::join_detail::thread_scratch().prepare(n);
-}
-
-void set_join_watch_avx512(const JoinWatch& watch) {
-  join_avx512::join_detail::thread_scratch().watch = watch;
-}
-
-JoinSample sample_join_avx512(const Subproblem& s, std::uint64_t pieces, std::uint64_t seed,
-                              double (*clock)()) {
-  return join_avx512::sample_join(s, pieces, seed, clock);
-}
-
-}  // namespace
-}  // namespace nq
-
+// The region ends here: the build's table below is made outside it.
 #include "kernels/isa_end.hpp"
 
 namespace nq {
 
 const detail::JoinOps& detail::join_ops_avx512() {
   static constexpr IsaTarget kTarget = make_isa_target(NQ_ISA_NAME, NQ_ISA_FEATURES);
-  static constexpr JoinOps ops{"avx512",
-                               &kTarget,
-                               &count_join_avx512,
-                               &prepare_join_avx512,
-                               &set_join_watch_avx512,
-                               &sample_join_avx512};
+  static constexpr JoinOps ops = join_avx512::join_ops("avx512", &kTarget);
   return ops;
 }
 
