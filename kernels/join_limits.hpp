@@ -50,13 +50,9 @@ constexpr std::size_t join_scratch_bytes(std::size_t leaves, std::size_t parts) 
 }
 inline constexpr std::size_t kJoinScratchBytes = join_scratch_bytes(kJoinChunk, kJoinMaxParts);
 // The largest half-board (placements) and the largest bottom part of one (join/settled_half.hpp)
-// over a row-split plan, measured (maxima over every subproblem, `nqcount --n N --threads 1`):
-//   n:                16     17     18      19      20
-//   half-board:     2956  14270  17506   87052  114142
-//   bottom part:    2414  14188  15738   41116   44600
-// (odd n: the east half holds the middle column, its queen free in several rows, so it is the
-// larger one; remeasured after that plan change, with n = 20's half-board.)
-// Outside 16..20 they are extrapolated from the nearest measured size at 2.45x per n. The
+// over a row-split plan of n = 16..20, kLeaves and kParts below (maxima over every subproblem,
+// `nqcount --n N --threads 1`; at odd n the east half, which holds the middle column, is the
+// larger). Outside 16..20 they are extrapolated from the nearest measured size at 2.45x per n. The
 // memory estimate bounds the scratch by `margin` 4 (engine/count/memory.cpp); the kernel reserves
 // them as they are, once per thread (join/scratch.hpp).
 struct JoinScratchSizes {

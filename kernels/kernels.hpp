@@ -48,8 +48,7 @@ Tally count_one_scalar(const Subproblem& s);
 // (kernels/join_limits.hpp).
 //
 // The join's second opinion on the boards where the search is too slow to check it (from
-// kJoinCheckedBySelfFromN: a row-split subproblem takes the search about 250 times as long as
-// the join at n = 20 to 22, hours at n = 28): the baseline build, its halves cut into chunks and
+// kJoinCheckedBySelfFromN; perf/results/log.md): the baseline build, its halves cut into chunks and
 // bottom parts a quarter of the count's. It shares the join's method, not its SIMD code or its
 // cut points: it catches faults and the AVX-512 paths' errors, and the tests hold the method
 // itself against the search.

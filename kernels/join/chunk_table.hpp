@@ -21,9 +21,8 @@ namespace nq::NQ_KERNEL_NAMESPACE::join_detail {
 // Chunk tables: for each group of kChunkBits diagonals and each subset of them, the AND of their
 // slices, so a member of the small side costs a fixed chunks_of(bits) ANDs, without a
 // branch per occupied diagonal. 7 bits: the tables of a 512-member block (128 entries of 64
-// bytes per chunk, 5 chunks for the 34 diagonals of n = 18) take 40 KB, inside a 48 KB L1, and
-// took 5% less time than 6 bits at n = 18 to 20; on a 32 KB L1, 7-bit chunks only (no 8-bit last
-// chunk) fit, at the same speed (perf/results/log.md).
+// bytes per chunk, 5 chunks for the 34 diagonals of n = 18) take 40 KB, inside a 48 KB L1; 6 bits
+// took more time, and on a 32 KB L1 7-bit chunks fit too (perf/results/log.md).
 inline constexpr int kChunkBits = 7;
 inline constexpr int kChunkValues = 1 << kChunkBits;
 // Table entries are 64 bytes apart for W = 4 too (half of each unused), so that one set of
@@ -32,10 +31,8 @@ inline constexpr std::size_t kEntryBytes = 64;
 inline constexpr std::size_t kTableBytes = kEntryBytes * kChunkValues;
 
 // The last chunk takes 8 diagonals where that saves a chunk (bits = 7 k + 1): its table has 256
-// entries, and 4 chunks take the 40 KB of 5. At n = 22, 46% of the pair work (weighted by pairs,
-// nq_bench_join) has 29 diagonals left after the sieve's cuts; with 4 chunks instead of 5 the
-// long runs of n = 22 took 8 to 13% less time (one thread, alternated: 2,999 and 2,976 ms
-// against 3,455 and 3,239), the short ones 9 to 10%, n = 18 to 20 2 to 4%, n = 21 the same.
+// entries, and 4 chunks take the 40 KB of 5. The sieve's cuts often leave 29 diagonals at
+// n = 22, where that is a chunk's AND fewer a member (perf/results/log.md).
 inline constexpr int kLastChunkBits = kChunkBits + 1;
 inline int chunks_of(int bits) {
   return bits > 1 && bits % kChunkBits == 1 ? bits / kChunkBits
@@ -120,13 +117,12 @@ void match_chunks_fixed(const char* table, const std::uint16_t* offsets, std::si
   using V = Words<W>;
   V local = sums;  // in a register: the compiler cannot tell `sums` from the tables
   const V start = lanes;
-  // Unrolled by 4 (nq_bench_join, one thread, alternated with the rolled loop: 10% less time
-  // at n = 20, 14% on the long runs of n = 21, 0 to 8% on those of n = 22; by 2: a little
-  // less; by 8, or two members a step into two sums: no better).
+  // Unrolled by 4: by 2, by 8, or two members a step into two sums did no better
+  // (nq_bench_join; perf/results/log.md).
 #pragma GCC unroll 4
   for (std::size_t i = 0; i < n; ++i) {
     // A member's offsets in 64-bit words (4 a word), shifted out of registers: one load for
-    // four, where one load each made the loads the limit (Zen 5: 1.13x at n = 20). The offsets
+    // four, where one load each made the loads the limit. The offsets
     // have 3 spare entries at the end for the last member's words (kOffsetsSlack).
     std::uint64_t words[(kChunks + 3) / 4];
     std::memcpy(words, offsets + i * kChunks, sizeof words);
@@ -146,8 +142,7 @@ void match_chunks(const char* table, int chunks, const std::uint16_t* offsets, s
 // The same from the members' patterns (their bits under `keep`, packed: ~0 for all of them),
 // each chunk's offset made on the way: for a call with one block, where the offsets would be
 // made, stored and read once (the unsieved path from 512 sliced members on still makes them:
-// whole counts on 2 threads, alternated with offsets for every call, medians of 10 and 16:
-// n = 16 0.916 and 0.952, 17 0.991 and 0.986, 18 0.991; up to 1024 or 2048 members, no better).
+// up to 1024 or 2048 members did no better; perf/results/log.md).
 template <int W, int kChunks, bool kPack>
 void match_patterns_fixed(const char* table, const std::uint64_t* patterns, std::uint64_t keep,
                           std::size_t n, const Words<W>& lanes, Words<W>& sums) {

@@ -44,28 +44,13 @@ namespace nq::NQ_KERNEL_NAMESPACE::join_detail {
 }
 
 // Step: how many diagonals the sieve cuts (0 or less: no sieve), for na sliced members, `pairs`
-// = na nb and `useful` shared diagonals.
-//   Cut diagonals (the sieve, count_disjoint below): it costs a few dozen operations per pattern
-//   (occupancy
-// counts, two counting sorts) and saves pair work, which grows as na * nb, so it is chosen by
-// both sizes: from 512 sliced members and 1e7 pairs, one cut per doubling of the sliced side
-// past 64 members a group, at most kMaxCuts. Measured with nq_bench_join (one thread, the two
-// builds side by side), against the former rule (from 1024 members and 3e7 pairs, 256 a
-// group, when a block held one group only): 1.07x at n = 18, 1.10x at 19, 1.20x at 20. More
-// than 8 cuts (at most 12) where the sides share 38 diagonals or more: n = 22 1.2x
-// (nq_bench_join), n = 20 as with 8 (whole counts). Without that condition n = 20 was 4%
-// slower; from 40 shared diagonals n = 22 lost most of its gain; 14 cuts were slower at n = 22,
-// and 32 a group slower at n = 18 to 20. From 36 shared diagonals where a call has 1e10 pairs
-// or more (n = 21's largest calls and some of n = 22's): their member visits in nq_bench_join
-// 18% and 11% fewer; n = 20's calls are smaller, and took 2 to 3% more time with 36 at every
-// size. One cut more where it leaves 7k + 1 diagonals instead of 7k + 2 (a chunk fewer)
-// measured the same at n = 21 and 22: it applies to 5% of their sieved pairs, the rest keep
-// 26 to 29 diagonals, 4 chunks (perf/results/log.md).
-//   Up to kMaxCuts (16) from 1e12 pairs: the chunk pairs of n = 25..28 (kJoinChunk, 2^23
-// placements a chunk, kernels.hpp). There each cut up to 16 took time off (nq_join_chunks,
-// perf/join_chunks.cpp), and more, at fewer than 64 members a group, did not; with chunks of
-// 2^20 the cuts past 12 gained nothing clear (perf/results/log.md). No call below n = 23 has
-// 1e12 pairs.
+// = na nb and `useful` shared diagonals. The sieve (count_disjoint below) costs a few dozen
+// operations a pattern (occupancy counts, two counting sorts) and saves pair work, which grows
+// as na nb, so both sizes choose: from 512 sliced members and 1e7 pairs, one cut per doubling of
+// the sliced side past 64 members a group; at most 8, or 12 where the sides share 38 diagonals
+// or more (or 36 in a call of 1e10 pairs or more, as n = 21's largest), or kMaxCuts from 1e12
+// pairs (the chunk pairs of n = 25..28, kJoinChunk; no call below n = 23 has that many). Each
+// bound was timed against its neighbours (nq_bench_join, nq_join_chunks; perf/results/log.md).
 [[gnu::always_inline]] inline int sieve_cut_count(std::size_t na, double pairs, int useful) {
   int c = 0;
   if (na >= 512 && pairs >= 1e7) {
@@ -146,9 +131,8 @@ struct SieveLayout {
 
 // Step: the visiting side, grouped by its cut diagonals (in the order of its keys) into
 // sc.b_start, and stored as chunk offsets only (sc.offsets, `chunks` a member). It is only read
-// through its chunk offsets, which its sort stores: against a sort and then a pass for the
-// offsets, n = 21 and 22's long runs in nq_bench_join took 1.5 to 4.5% less time (with the
-// offsets made by shifts and masks, not PDEP, n = 18 to 21 took 2 to 8% more).
+// through its chunk offsets, so its sort stores them, instead of a sort and then a pass for the
+// offsets (timed: perf/results/log.md).
 [[gnu::always_inline]] inline void sort_visitors(const std::uint64_t* b, std::size_t nb,
                                                  std::uint64_t cut, std::uint64_t keep,
                                                  const SieveLayout& l, SieveScratch& sc) {
@@ -174,9 +158,8 @@ struct SieveLayout {
 // other side whose key bits under `low` are vl can meet (group u at [starts[u], starts[u + 1])
 // of them: all of sc.a for vl = 0, else only the groups u that miss vl, in order) against those
 // groups v. For vl != 0 a block's members are gathered from sc.a into a buffer of 512 (in L1)
-// as its groups are met, instead of a copy of all of them for each vl: the profile's memmove
-// kept its 3% of n = 22 (its cost is reading sc.a, which the gather does too), and the copy's
-// 8 bytes a placement of scratch are gone.
+// as its groups are met, instead of a copy of all of them for each vl, which would read sc.a as
+// much and take 8 bytes a placement of scratch.
 inline std::uint64_t count_blocks(const SieveLayout& l, const std::uint32_t* starts,
                                   std::uint32_t low, std::uint32_t vl, SieveScratch& sc) {
   const int c = l.c;
@@ -202,9 +185,8 @@ inline std::uint64_t count_blocks(const SieveLayout& l, const std::uint32_t* sta
       if (vl != 0)
         std::memcpy(gathered + from, sc.a.data() + sc.a_start[u] + (lo + from - starts[u]),
                     (to - from) * sizeof(std::uint64_t));
-      // The group's lanes, a word at a time, into the cut diagonals it leaves free (with the
-      // range's masks made again for each cut diagonal, the blocks' setup took 6.6% of
-      // nq_bench_join's time at n = 22; 3.7% since).
+      // The group's lanes, a word at a time, into the cut diagonals it leaves free (each word's
+      // mask made once for all of them).
       const std::uint32_t lacks = ~u & (groups - 1);
       for (std::size_t w = from / 64; w * 64 < to; ++w) {
         const std::uint64_t m = lane_word(from, to, w);
@@ -219,10 +201,7 @@ inline std::uint64_t count_blocks(const SieveLayout& l, const std::uint32_t* sta
     // ascending order the parent is the last subset made with one bit fewer, so the lanes are
     // a stack by popcount, one AND a visiting group instead of one per cut diagonal it holds.
     // At most one visit a subset, each with its 8 words of lanes, stored in place (appended
-    // to a vector, each visit's 64 bytes were a call to memmove). nq_bench_join, one thread
-    // each on the two cores at once and then swapped, 8 rounds, against the per-diagonal ANDs
-    // and a copy of the members for each vl: n = 18 0.990, 20 0.988, 21 long 0.989, 22 long
-    // 0.976 (medians of 16).
+    // to a vector, each visit's 64 bytes would be a call to memmove).
     const std::size_t most = std::size_t{8} << std::popcount(free);
     if (sc.lanes.size() < most) sc.lanes.resize(most);
     std::uint64_t* lanes_out = sc.lanes.data();
@@ -264,14 +243,11 @@ inline std::uint64_t count_blocks(const SieveLayout& l, const std::uint32_t* sta
 // three were, at n = 20). So the low `cl` key bits are settled beforehand: for each value vl
 // of a visiting group's low bits, the sliced members whose low bits miss vl are taken apart
 // (each member once per such vl, gathered a block at a time) and only those groups visit them.
-// Against blocks alone, 1.13x at n = 19 and 1.15x at n = 20 (nq_bench_join).
 //   A low bit settled saves lanes in proportion to the visiting side and costs copies in
 // proportion to the sliced one. At odd n the visiting side is often 2 to 16 times the sliced
 // one (the east half holds a queen more), so a low bit more is settled per doubling of nb / na,
-// at most 3, once nb reaches 2^17 members (7 to 10% less time on n = 21's long runs; smaller
-// sides lost when every size took it). Where the sides share 38 diagonals or more (n = 22), one
-// low bit more (4 to 5% less time there; n = 18 lost when it applied at every size). The
-// figures: perf/results/log.md.
+// at most 3, once nb reaches 2^17 members; and one more where the sides share 38 diagonals or
+// more (n = 22). Each rule lost where it applied to every size (perf/results/log.md).
 [[gnu::always_inline]] inline int settled_low_bits(std::size_t na, std::size_t nb, int c,
                                                    int useful) {
   int high = 0;
@@ -290,10 +266,8 @@ inline std::uint64_t count_blocks(const SieveLayout& l, const std::uint32_t* sta
 // highest bits part the sliced side into the longest runs, and the diagonal most visitors
 // occupy then keeps them from the most blocks). The sliced side is laid out in the order of
 // its groups' layout keys, and every group number in count_blocks is one; a key is still one PEXT,
-// and only the 2^c groups are renumbered (the visiting side keeps the order of its keys).
-// This order makes 3 to 7% fewer member visits and blocks at n = 18 to 21; through a
-// per-member table it cost more than that saved. Against the key's own order, whole counts and
-// nq_bench_join took from 14% less time to 3% more, most of them a few percent less
+// and only the 2^c groups are renumbered (the visiting side keeps the order of its keys): the
+// members renumbered through a per-member table cost more than the order saves
 // (perf/results/log.md).
 [[gnu::always_inline]] inline void layout_keys(std::uint64_t cut, int c, int cl,
                                                const std::uint64_t* occ_a,
@@ -366,10 +340,9 @@ inline std::uint64_t count_blocks(const SieveLayout& l, const std::uint32_t* sta
 //   The steps, in order: small sides pair by pair, the shared diagonals, the number of cuts;
 // without cuts the slices directly; else the cuts, the visiting side's sort, the layout keys,
 // the sliced side's sort, and the blocks for each settled low value. The steps are always
-// inlined, and count_blocks is a function of its own as the lambda it was, so that the object
-// code keeps its former inlining: with the steps left to GCC, match_patterns was no longer
-// inlined into count_disjoint_sliced. (What remains different: chunk_offsets and the visiting
-// side's with_chunks are called, once per call, instead of inlined.)
+// inlined and count_blocks is a function of its own, so that match_patterns stays inlined into
+// count_disjoint_sliced (with the steps left to GCC, it is not); chunk_offsets and the visiting
+// side's with_chunks are called once per call.
 inline std::uint64_t count_disjoint(const std::uint64_t* a, std::size_t na, const std::uint64_t* b,
                                     std::size_t nb, int bits, SieveScratch& sc) {
   if (na == 0 || nb == 0) return 0;

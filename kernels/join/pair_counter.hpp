@@ -99,9 +99,8 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, 
     for (int k = 0; k < chunks; ++k) {
       for (int w = 0; w < W; ++w) entry(k, 0)[w] = ~0ull;
       // Doubling: the entries with diagonal t as their highest are those below, ANDed with
-      // slice t (a load, an AND and a store each). Filled each from the entry without its
-      // lowest bit, the tables took 10% of this function's time at n = 22; by doubling 4.4%,
-      // and nq_bench_join (one thread, alternated) 5 to 9% less at n = 18 to 22.
+      // slice t (a load, an AND and a store each), rather than each from the entry without
+      // its lowest bit (timed: perf/results/log.md).
       for (int t = 0, width = chunk_width(bits, chunks, k); t < width; ++t) {
         const V slice = slices[kChunkBits * k + t];
         for (int v = 0, half = 1 << t; v < half; ++v) entry(k, half + v) = entry(k, v) & slice;
@@ -115,14 +114,13 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, 
         continue;
       }
       if constexpr (W == 8) {
-        // A visit whose lanes all lie in one half of the block (38 to 45% of the visits at
-        // n = 20 to 22) reads only that half of each table entry: 256-bit loads, one operation
-        // each on Zen 4, which splits a 512-bit one in two, and the loop is bound by its loads.
-        // There it takes about 5% less time at n = 20 to 22; where loads are 512 bits wide
-        // (Zen 5, Intel) it gains nothing or loses, the test being a branch that goes either
-        // way (perf/results/log.md). So the AVX-512 build does it only where the CPU splits its
-        // wide loads (cpu_splits_wide_loads); the baseline build always, as before (its vectors are
-        // SSE2's 128 bits, so half an entry is half the operations).
+        // A visit whose lanes all lie in one half of the block reads only that half of each
+        // table entry: 256-bit loads, one operation each on Zen 4, which splits a 512-bit one
+        // in two, and the loop is bound by its loads. Where loads are 512 bits wide (Zen 5,
+        // Intel) the test is only a branch that goes either way. So the AVX-512 build does it
+        // only where the CPU splits its wide loads (cpu_splits_wide_loads; timed on both:
+        // perf/results/log.md); the baseline build always (its vectors are SSE2's 128 bits, so
+        // half an entry is half the operations).
         if (narrow_visits) {
           const std::uint64_t low = meet[0] | meet[1] | meet[2] | meet[3];
           const std::uint64_t high = meet[4] | meet[5] | meet[6] | meet[7];

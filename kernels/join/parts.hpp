@@ -21,8 +21,7 @@ namespace nq::NQ_KERNEL_NAMESPACE::join_detail {
 // sub-parts, make_bottom) and bucketed by the columns they use, and the top part is walked
 // depth first, each top placement joined with the bottom bucket holding exactly the half's other
 // columns, a candidate pair kept when their diagonals are disjoint. Each check is a few branch-free
-// operations, against about six search nodes per placement for a plain search over the half's rows
-// (measured: the join alone took 1.3x less time at n = 18).
+// operations, against about six search nodes per placement for a plain search over the half's rows.
 //
 // The half comes out as a stream: the walk stops when the next top placement's bucket would
 // not fit in the caller's chunk, and resumes there on the next call. So a half of any size
@@ -206,12 +205,8 @@ template <int T>
 // of an upper placement on some S1 in S and a lower one on S \ S1 whose diagonals miss each
 // other, made in bucket order (make_bottom). So a bottom placement costs a share of one vector
 // test instead of a few nodes of a depth-first walk (each a coin toss for the branch predictor)
-// and a counting sort. Whole counts on 2 threads, alternated with the walk, medians of six:
-// n = 16 0.922, 17 0.883, 18 0.884; nq_bench_join (its runs make a bottom part more often
-// than a count does), both cores at once and then swapped, 3 rounds, medians of 6: n = 18
-// 0.804, 19 0.910, 20 0.945, 21 long 0.997, 22 long 0.981. Two upper placements against each
-// load of lower ones (join_sub<2>), against one: whole counts n = 16 0.955, 17 0.938, 18 0.987
-// (medians of eight, alternated); nq_bench_join n = 19 0.991, 20 1.000 (medians of 6).
+// and a counting sort. Two upper placements go against each load of lower ones (join_sub<2>).
+// Both timed against the walk and against one at a time: perf/results/log.md.
 //   The sub-parts, upper then lower in one set of arrays: their diagonals where the other
 // sub-part's can meet them (`meet`, DiagonalWindow from the lower part's first row), in the
 // bottom part's window (`clash`) and crossing bits.

@@ -22,10 +22,10 @@ namespace nq::NQ_KERNEL_NAMESPACE::join_detail {
 //
 // The settled path's buffers are reserved once per thread at the sizes a row-split plan of
 // this n reaches (join_scratch_sizes) and faulted in with one call (prefault.hpp), instead of
-// growing by doubling page fault by page fault. Under a hypervisor a fresh page can cost about
-// 10 us and the faults of two threads need not overlap: grown on demand, the buffers cost a few
-// milliseconds per thread at n = 16 (the subproblems that first meet a larger half take ten
-// times their time), serialised between the threads.
+// growing by doubling page fault by page fault. Under a hypervisor a fresh page is slow and the
+// faults of two threads need not overlap: grown on demand, the buffers make the subproblems that
+// first meet a larger half take many times their time, serialised between the threads
+// (perf/results/log.md).
 struct Scratch {
   std::vector<Leaf> east, west;
   std::vector<std::uint64_t> east_sorted, west_sorted;  // the settled path's chunks

@@ -19,9 +19,8 @@ namespace nq::NQ_KERNEL_NAMESPACE::join_detail {
 
 // A half's bucketed bottom part, kept for the next subproblem: subproblems that follow each
 // other in the row-split plan mostly share a half's bottom rows (the plan is in colex order of
-// E), and then only the top part is walked again. Counted on one thread: the west and east
-// bottom parts were made 1,194 and 1,828 times for n = 18's 12,283 subproblems, 1,897 and 3,139
-// times for n = 20's 46,508.
+// E), and then only the top part is walked again. How often a bottom part is made again:
+// docs/count.md, "The row-split plan and the join kernel".
 struct HalfScratch {
   std::vector<Part> bottom;  // a sub-part's placements, before they are bucketed
   SubParts sub;
@@ -144,8 +143,8 @@ struct SettledHalf {
   // The top part's placements are joined a batch at a time (kJoinTopBatch of them, or fewer),
   // each batch in the order of the buckets its placements meet: a bucket's bottom placements are
   // then read once for all of the batch's tops that meet it, not once per top in the walk's
-  // order (the two halves' bottom parts take 1.4 MB at n = 22, more than a 1 MB L2 cache): 1 to
-  // 4% less time at n = 19 to 22 (perf/results/log.md).
+  // order (the two halves' bottom parts take 1.4 MB at n = 22, more than a 1 MB L2 cache;
+  // perf/results/log.md).
   //   Where the stream stands, as a plain value, so that a copy taken before next() makes that
   // chunk again later (sampling): the walk where its batch begins, and how far into the batch.
   struct Walk {
@@ -257,8 +256,8 @@ struct SettledHalf {
         const Top& t = batch[walk.joined];
         const std::uint32_t size = t.hi - t.lo;
         // Two tops of one bucket in a row are joined with it at once, when both fit (then they
-        // would fit one after the other too: the chunks end where they did): 1 to 4% less time
-        // than one at a time at n = 18 to 22 (nq_bench_join); four at once did no better.
+        // would fit one after the other too: the chunks end where they did); four at once did
+        // no better (nq_bench_join; perf/results/log.md).
         const int tops = walk.joined + 1 < batch.size() && batch[walk.joined + 1].lo == t.lo &&
                                  n + 2 * std::size_t{size} <= capacity
                              ? 2

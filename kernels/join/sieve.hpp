@@ -53,10 +53,8 @@ inline constexpr int kMaxCuts = 16;
 // The groups come in the order of their keys, or of `order` (order[i]: the i-th group), and
 // start[i] is where the i-th begins.
 // The histogram is four interleaved ones, so that runs of one key do not wait on each other's
-// increments. Each key is extracted twice (a PEXT each time): kept from the first pass to the
-// second, the keys took a store and a load a pattern, and nq_bench_join (both cores at once and
-// then swapped, 3 rounds, medians of 6) took n = 18 0.979, 19 0.951, 20 0.969 of that time
-// without them.
+// increments. Each key is extracted twice (a PEXT each time), which costs less than keeping it
+// from the first pass to the second, a store and a load a pattern (perf/results/log.md).
 template <class Place>
 void sieve_sort(const std::uint64_t* p, std::size_t n, std::uint64_t cut, std::uint64_t keep, int c,
                 std::vector<std::uint32_t>& start, std::vector<std::uint32_t>& counts, Place place,
@@ -96,9 +94,7 @@ void sieve_sort(const std::uint64_t* p, std::size_t n, std::uint64_t cut, std::u
   // group comes first, so stream 0 alone can also place every item of the group in a row.
   //   From 2^10 groups it does (one cursor a group): the four streams' parts of the groups are then
   // small, and their 4 x 2^c places being written at once (a cache line each) more than the caches
-  // hold beside the output. nq_bench_join, one thread, paired rounds: one cursor from 2^11 groups
-  // took n = 22's long runs about 3% less time than four streams at every size, from 2^10 3 to 6%
-  // less again; n = 18 to 21 the same (from 2^8, n = 21 took 1.5% more).
+  // hold beside the output (the threshold timed: perf/results/log.md).
   const std::size_t body = c >= 10 ? 0 : n & ~std::size_t{3};
   for (i = 0; i < body; i += 4)
     for (std::size_t k = 0; k < 4; ++k)
@@ -133,20 +129,16 @@ inline void add_occupancy(const std::uint64_t* p, std::size_t n, std::size_t ste
 #endif
 }
 
-// The sieve chooses its cuts by cuts_by_pairs from this many pairs (na nb): the member visits of
-// n = 22's long runs in nq_bench_join 10% fewer, n = 21's 8%, and their time 3 to 6% less (one
-// thread, alternated, medians of five rounds). Applied to every call, n = 19 and 20 took 12% and
-// 5% more time: their calls are smaller, and there the choice costs more than it saves.
+// The sieve chooses its cuts by cuts_by_pairs from this many pairs (na nb): on smaller calls
+// the choice costs more than it saves (perf/results/log.md).
 inline constexpr double kCutsByPairsFrom = 3e9;
 
 // The sieve's c cut diagonals (count_disjoint.hpp), chosen on sampled pairs: evenly spaced
 // samples of up to 256 members a side, and their pairs. The first cut is the diagonal that the
 // most of those pairs both occupy; the pairs it rules out are dropped, and each further cut is
 // the diagonal most shared among the pairs left. Chosen by each diagonal's own occupancy, the
-// cuts overlap (two diagonals that the same pairs occupy rule out the same pairs twice): over
-// nq_bench_join's runs, the pairs left after the cuts (counted on other samples of 1024 a side,
-// weighted by na nb) were 0.0527, 0.0717 and 0.0273 of all at n = 20, 21 and 22 by occupancy,
-// 0.0487, 0.0643 and 0.0237 chosen this way, 0.0473, 0.0621 and 0.0228 with 1024 a side.
+// cuts overlap (two diagonals that the same pairs occupy rule out the same pairs twice; the
+// pairs each way leaves: perf/results/log.md).
 //   The pairs are bit sets: row i holds the sampled b members still paired with a's member i,
 // column j those on diagonal j, so a row and a diagonal take one 256-bit AND and popcount.
 inline std::uint64_t cuts_by_pairs(const std::uint64_t* a, std::size_t na, const std::uint64_t* b,
