@@ -72,7 +72,7 @@ struct Monitor {
   std::atomic<std::uint64_t> subproblems_done{0};
   std::atomic<std::uint64_t> nodes_done{0};
   std::atomic<bool> cancel{false};  // set it to stop the run early; the result says `cancelled`
-  // Estimated cost (engine/count/cost.hpp) of all subproblems, of those done, and of those a
+  // Estimated cost (engine/count/src/cost.hpp) of all subproblems, of those done, and of those a
   // resumed run found done in its checkpoint (done, but not by this run: not part of its rate).
   std::atomic<std::uint64_t> cost_total{0};
   std::atomic<std::uint64_t> cost_done{0};

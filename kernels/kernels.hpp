@@ -42,10 +42,10 @@ struct Kernel {
 // The scalar bitboard kernel: the reference every other kernel must match exactly.
 Tally count_one_scalar(const Subproblem& s);
 
-// The split-board join (kernels/join/): the same completions, by enumerating the two halves of the
-// board and counting the compatible pairs, in AVX-512 (with VBMI and GFNI, for its bit
+// The split-board join (kernels/src/join/): the same completions, by enumerating the two halves of
+// the board and counting the compatible pairs, in AVX-512 (with VBMI and GFNI, for its bit
 // transposes) where the CPU has it. Its memory is bounded whatever the board
-// (kernels/join_limits.hpp).
+// (kernels/src/join_limits.hpp).
 //
 // The join's second opinion on the boards where the search is too slow to check it (from
 // kJoinCheckedBySelfFromN; perf/results/log.md): the baseline build, its halves cut into chunks and
@@ -54,6 +54,15 @@ Tally count_one_scalar(const Subproblem& s);
 // itself against the search.
 const Kernel& join_check_kernel();  // "join-check", not in the table (not a --kernel choice)
 inline constexpr int kJoinCheckedBySelfFromN = 24;
+
+// The join's scratch memory a thread (its buffers, kept for the thread's life): for an n-board,
+// what its largest half-boards and bottom parts need, measured, times `margin` (the memory
+// estimate takes 4), and never above join_scratch_limit(), the bound whatever the board.
+std::uint64_t join_scratch_bytes_for(int n, double margin);
+std::uint64_t join_scratch_limit();
+// The join's cut of a subproblem into halves: the columns of its west half (its lowest rows / 2
+// free columns); the other free columns are the east half's. The cost model follows it.
+Mask join_west_half(const Subproblem& s);
 
 // What the join reports while it counts a large subproblem, and how it is told to stop: after
 // every pair of chunks (a subproblem from n = 24 on may have thousands), poll(context, pairs)
@@ -100,7 +109,7 @@ const Kernel& best_kernel();  // the best backtracking kernel
 inline constexpr int kJoinFromN = 16;
 const Kernel& auto_kernel(int n);
 
-// The literature's row ordering and look-ahead (kernels/ordered.cpp), on the scalar search
+// The literature's row ordering and look-ahead (kernels/src/ordered.cpp), on the scalar search
 // only: rows takes the open rows top to bottom, fewest the open row with the fewest free
 // squares; look-ahead prunes a placement that leaves some open row without a free square.
 // Same solutions as count_one_scalar; with rows and no look-ahead the same nodes too.

@@ -53,8 +53,8 @@ class ProgressLine {
 };
 
 // What the progress line shows, from one reading of the Monitor: percent done weighted by the
-// estimated cost of each subproblem (engine/count/cost.hpp), subproblems done/total, elapsed time,
-// ETA (from this run's own pace: work a resumed run found done is not counted in it) and the
+// estimated cost of each subproblem (engine/count/src/cost.hpp), subproblems done/total, elapsed
+// time, ETA (from this run's own pace: work a resumed run found done is not counted in it) and the
 // rate in nodes/s. A pure function, so that it is tested without a terminal.
 struct ProgressReading {
   std::uint64_t subproblems_done = 0, subproblems_total = 0;

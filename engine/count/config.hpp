@@ -61,7 +61,7 @@ struct CountConfig {
   int threads = 0;  // 0: every hardware thread; up to kMaxThreads, more than the hardware allowed
   std::string kernel = "auto";  // a kernel name from the table (all_kernels()), or "auto"
   int split_rows = -1;          // -1: default_split_rows(n)
-  // The literature's backtracking variants (kernels/ordered.cpp), scalar kernel only: the open
+  // The literature's backtracking variants (kernels/src/ordered.cpp), scalar kernel only: the open
   // row searched next (top to bottom, or the one with the fewest free squares) and look-ahead.
   bool order_fewest = false;
   bool lookahead = false;

@@ -38,7 +38,7 @@ std::uint32_t cross_check_tag(double fraction, std::uint64_t seed);
 // `kernel`: the best backtracking kernel for the join (from n = 24, where the search takes hours
 // a subproblem, the join's own baseline build cut elsewhere: join_check_kernel in kernels.hpp)
 // and the reference kernel, the scalar kernel for the lane-parallel ones and the scalar
-// search's variants, and the top-to-bottom variant (scalar-rows, kernels/ordered.cpp) for the
+// search's variants, and the top-to-bottom variant (scalar-rows, kernels/src/ordered.cpp) for the
 // scalar kernel.
 const Kernel& cross_check_kernel(const Kernel& kernel, int n);
 

@@ -2,7 +2,8 @@
 // machine is refused with a clear error before it starts instead of being killed half way by
 // the kernel's OOM killer.
 //
-// The estimate is an upper bound built from what the runner really holds (engine/count/run.cpp):
+// The estimate is an upper bound built from what the runner really holds
+// (engine/count/src/run.cpp):
 //   fixed     the process itself: code, libraries, TBB's and hwloc's state (5.5 MB measured);
 //   plan      the subproblems (their vector's capacity) and the weights: the plan is written in
 //             place, so planning holds nothing beside it;
@@ -10,7 +11,7 @@
 //             position in the work layout and its copy on its node's memory (and the journal's
 //             todo list, the task stats where asked), sized by the types the runner keeps them in;
 //   threads   each worker's stack and TBB state, plus the kernel's own per-thread scratch: the
-//             join's buffers (kernels/join_limits.hpp, kJoinScratchBytes), nothing for the
+//             join's buffers (kernels.hpp, join_scratch_limit), nothing for the
 //             backtracking kernels, whose state lives on the stack.
 // peak = fixed + plan + run + threads.
 #pragma once
@@ -46,7 +47,7 @@ MemoryEstimate estimate_memory(int n, PlanKind kind, std::uint64_t tasks,
 MemoryEstimate estimate_memory_without_plan(int threads);
 
 // The kernel's own scratch per thread for an n-board: for the join, its buffers at 4x the
-// largest half-boards measured for this n, never above kJoinScratchBytes; 0 for
+// largest half-boards measured for this n, never above join_scratch_limit(); 0 for
 // the backtracking kernels and the reference kernel.
 std::uint64_t kernel_scratch_bytes(const Kernel* kernel, int n);
 

@@ -73,7 +73,7 @@ Plan plan_canonical(int n, int split_rows, const PlanControl& control = {});
 // counts.
 Plan plan_classic(int n, int split_rows, const PlanControl& control = {});
 
-// The join kernel's plan (kernels/join/): the columns are cut into a west and an east half
+// The join kernel's plan (kernels/src/join/): the columns are cut into a west and an east half
 // (odd n: the middle column apart), and a subproblem fixes which rows hold their queen in the
 // east half (the rest hold theirs in the west), as per-row blocked squares, so any kernel can
 // count it. Odd n: the middle queen's row r is not fixed; a subproblem fixes the west rows W and

@@ -19,8 +19,8 @@
 
 #include "base/huge_pages.hpp"
 #include "base/types.hpp"
-#include "engine/solve/local_search.hpp"
 #include "engine/solve/solve.hpp"
+#include "engine/solve/src/local_search.hpp"
 
 namespace nq {
 

@@ -222,7 +222,7 @@ TEST(Cli, UnknownNqKernelExitsTwoAndNamesTheVariable) {
 
 TEST(Cli, KernelTheCpuCannotRunExitsTwo) {
   // The C library takes these features away from the program, as on a CPU without them (the
-  // kernels ask it: kernels/isa_targets.hpp, cpu_has).
+  // kernels ask it: kernels/src/isa_targets.hpp, cpu_has).
   ScopedEnv env("GLIBC_TUNABLES", "glibc.cpu.hwcaps=-AVX512F,-AVX2");
   for (const char* args : {"--n 9 --kernel avx512", "--n 9 --kernel avx2"}) {
     const Outcome r = nqcount(args);

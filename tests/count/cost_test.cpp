@@ -1,6 +1,6 @@
-// The cost estimate (engine/count/cost.hpp): the weights of the progress line, the scheduler
+// The cost estimate (engine/count/src/cost.hpp): the weights of the progress line, the scheduler
 // and estimate. It must follow the real cost, for the search's plans and the join's.
-#include "engine/count/cost.hpp"
+#include "engine/count/src/cost.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 
 #include "engine/count/count.hpp"
 #include "engine/count/plan.hpp"
-#include "engine/count/splits.hpp"
+#include "engine/count/src/splits.hpp"
 #include "kernels/kernels.hpp"
 
 namespace nq {

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/count/estimate_stages.hpp"
 #include "engine/count/known.hpp"
+#include "engine/count/src/estimate_stages.hpp"
 
 namespace nq {
 namespace {

@@ -1,6 +1,6 @@
 // The join on the frontier boards: sampled subproblems of the lazy row-split plan, counted by the
 // join and by the independent backtracking search, must agree. At n = 24, whose bottom parts pass
-// kJoinMaxParts (kernels/join_limits.hpp) and whose halves come out in several chunks of the
+// kJoinMaxParts (kernels/src/join_limits.hpp) and whose halves come out in several chunks of the
 // general path's size (kJoinMaxLeaves; a count's chunks, kJoinChunk, hold them whole from n = 25
 // down); the search takes seconds to minutes a subproblem there, so the cheapest ones.
 // (`nqcount estimate --n N --check K` does the same from the command line, up to n = 28.)
@@ -11,11 +11,11 @@
 #include <random>
 #include <vector>
 
-#include "engine/count/cost.hpp"
 #include "engine/count/plan.hpp"
-#include "engine/count/splits.hpp"
-#include "kernels/join_limits.hpp"
+#include "engine/count/src/cost.hpp"
+#include "engine/count/src/splits.hpp"
 #include "kernels/kernels.hpp"
+#include "kernels/src/join_limits.hpp"
 #include "tests/support/testing.hpp"
 
 namespace nq {

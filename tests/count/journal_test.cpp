@@ -13,9 +13,9 @@
 #include <set>
 #include <thread>
 
-#include "engine/count/cost.hpp"
 #include "engine/count/count.hpp"
 #include "engine/count/orchestrate.hpp"
+#include "engine/count/src/cost.hpp"
 #include "kernels/kernels.hpp"
 #include "tests/cli_runner.hpp"
 

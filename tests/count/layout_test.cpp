@@ -1,6 +1,6 @@
-// The work's layout (engine/count/layout.hpp): the dealing to nodes and threads, the claims, and
-// the steals, which the runner and the simulator share.
-#include "engine/count/layout.hpp"
+// The work's layout (engine/count/src/layout.hpp): the dealing to nodes and threads, the claims,
+// and the steals, which the runner and the simulator share.
+#include "engine/count/src/layout.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -13,8 +13,8 @@
 #include <random>
 
 #include "engine/count/dealer.hpp"
-#include "engine/count/layout.hpp"
 #include "engine/count/simulate.hpp"
+#include "engine/count/src/layout.hpp"
 #include "engine/count/topology.hpp"
 #include "tests/cli_runner.hpp"
 

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/count/count.hpp"
-#include "kernels/join_limits.hpp"
+#include "kernels/src/join_limits.hpp"
 #include "tests/count/run_count.hpp"
 
 namespace nq {

@@ -9,7 +9,7 @@
 #include <set>
 
 #include "engine/count/dealer.hpp"
-#include "engine/count/splits.hpp"
+#include "engine/count/src/splits.hpp"
 #include "kernels/kernels.hpp"
 #include "tests/brute_force.hpp"
 

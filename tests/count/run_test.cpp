@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "base/sanitizers.hpp"
-#include "engine/count/cost.hpp"
 #include "engine/count/count.hpp"
 #include "engine/count/known.hpp"
+#include "engine/count/src/cost.hpp"
 #include "engine/count/task_stats.hpp"
 #include "tests/brute_force.hpp"
 #include "tests/cli_runner.hpp"

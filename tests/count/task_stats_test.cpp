@@ -13,8 +13,8 @@
 #include <random>
 
 #include "engine/count/dealer.hpp"
-#include "engine/count/layout.hpp"
 #include "engine/count/simulate.hpp"
+#include "engine/count/src/layout.hpp"
 #include "engine/count/topology.hpp"
 #include "tests/cli_runner.hpp"
 

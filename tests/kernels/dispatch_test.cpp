@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "engine/count/count.hpp"
-#include "kernels/isa.hpp"
-#include "kernels/isa_targets.hpp"
 #include "kernels/kernels.hpp"
+#include "kernels/src/isa.hpp"
+#include "kernels/src/isa_targets.hpp"
 #include "tests/kernels/every_kernel.hpp"
 #include "tests/support/testing.hpp"
 

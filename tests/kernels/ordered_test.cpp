@@ -1,4 +1,4 @@
-// The literature's backtracking variants (kernels/ordered.cpp): fewest-free-row ordering and
+// The literature's backtracking variants (kernels/src/ordered.cpp): fewest-free-row ordering and
 // look-ahead must give the scalar kernel's solutions on every subproblem; top-to-bottom without
 // look-ahead must visit exactly its nodes; look-ahead never visits more nodes than the same
 // order without it. Then the whole count through the engine, for every variant.
@@ -8,7 +8,7 @@
 
 #include "engine/count/count.hpp"
 #include "engine/count/plan.hpp"
-#include "engine/count/splits.hpp"
+#include "engine/count/src/splits.hpp"
 #include "kernels/kernels.hpp"
 
 namespace nq {

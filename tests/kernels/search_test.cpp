@@ -11,7 +11,7 @@
 #include "engine/count/count.hpp"
 #include "engine/count/known.hpp"
 #include "engine/count/plan.hpp"
-#include "engine/count/splits.hpp"
+#include "engine/count/src/splits.hpp"
 #include "kernels/kernels.hpp"
 #include "tests/brute_force.hpp"
 #include "tests/kernels/every_kernel.hpp"

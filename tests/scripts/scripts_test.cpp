@@ -328,9 +328,9 @@ TEST(CheckLayers, ConsumersSeeOnlyTheFacesAndInternalsHideInDetail) {
                "# nq_public_headers(nq_count ignored.hpp) in a comment is no declaration\n"
                "nq_public_headers(nq_count count.hpp\n                  plan.hpp)\n");
   write_source(root, "engine/count/count.hpp",
-               "#include \"engine/count/cost.hpp\"\nnamespace nq {\n}\n");
+               "#include \"engine/count/src/cost.hpp\"\nnamespace nq {\n}\n");
   write_source(root, "engine/count/plan.hpp", "namespace nq {\n}\n");
-  write_source(root, "engine/count/cost.hpp", "namespace nq::detail {\n}\n");
+  write_source(root, "engine/count/src/cost.hpp", "namespace nq::detail {\n}\n");
   write_source(root, "cli/main.cpp", "#include \"engine/count/count.hpp\"\n");
   write_source(root, "perf/bench.cpp", "#include \"engine/count/plan.hpp\"\n");
   const Outcome clean = check_layers(root);
@@ -338,24 +338,26 @@ TEST(CheckLayers, ConsumersSeeOnlyTheFacesAndInternalsHideInDetail) {
   EXPECT_NE(clean.err.find("1 libraries seen only through their faces"), std::string::npos)
       << clean.err;
 
-  write_source(root, "perf/bench.cpp", "#include \"engine/count/cost.hpp\"\n");
+  write_source(root, "perf/bench.cpp", "#include \"engine/count/src/cost.hpp\"\n");
   const Outcome reach = check_layers(root);
   EXPECT_EQ(reach.status, 1);
-  EXPECT_NE(reach.err.find("nqcount: error: perf/bench.cpp:1: includes engine/count/cost.hpp, not "
-                           "a public header of nq_count (its face: count.hpp plan.hpp)"),
-            std::string::npos)
+  EXPECT_NE(
+      reach.err.find("nqcount: error: perf/bench.cpp:1: includes engine/count/src/cost.hpp, not "
+                     "a public header of nq_count (its face: count.hpp plan.hpp)"),
+      std::string::npos)
       << reach.err;
 
   write_source(root, "perf/bench.cpp", "#include \"engine/count/plan.hpp\"\n");
-  write_source(root, "engine/count/cost.hpp", "#pragma once\nnamespace nq {\n}\n");
+  write_source(root, "engine/count/src/cost.hpp", "#pragma once\nnamespace nq {\n}\n");
   const Outcome bare = check_layers(root);
   EXPECT_EQ(bare.status, 1);
-  EXPECT_NE(bare.err.find("nqcount: error: engine/count/cost.hpp:2: declares in namespace nq, but "
-                          "is not a public header of nq_count"),
-            std::string::npos)
+  EXPECT_NE(
+      bare.err.find("nqcount: error: engine/count/src/cost.hpp:2: declares in namespace nq, but "
+                    "is not a public header of nq_count"),
+      std::string::npos)
       << bare.err;
 
-  write_source(root, "engine/count/cost.hpp", "namespace nq::detail {\n}\n");
+  write_source(root, "engine/count/src/cost.hpp", "namespace nq::detail {\n}\n");
   std::filesystem::remove(root + "/engine/count/plan.hpp");
   write_source(root, "perf/bench.cpp", "\n");
   const Outcome missing = check_layers(root);
@@ -363,6 +365,43 @@ TEST(CheckLayers, ConsumersSeeOnlyTheFacesAndInternalsHideInDetail) {
   EXPECT_NE(missing.err.find("public header engine/count/plan.hpp does not exist"),
             std::string::npos)
       << missing.err;
+}
+
+// The tree shows each face: a library's public headers are the headers at the top of its folder,
+// the rest (sources and its own headers) under its src/, which no other library reaches into.
+TEST(CheckLayers, TheTreeShowsEachFaceAndNoLibraryReachesIntoAnothersSource) {
+  const std::string root = temp_dir("tree");
+  write_source(root, "base/types.hpp", "#pragma once\n");
+  write_source(root, "kernels/CMakeLists.txt", "nq_public_headers(nq_kernels kernels.hpp)\n");
+  write_source(root, "kernels/kernels.hpp", "namespace nq {\n}\n");
+  write_source(root, "kernels/src/limits.hpp", "namespace nq::detail {\n}\n");
+  write_source(root, "kernels/src/kernels.cpp", "#include \"kernels/src/limits.hpp\"\n");
+  write_source(root, "engine/count/CMakeLists.txt", "nq_public_headers(nq_count count.hpp)\n");
+  write_source(root, "engine/count/count.hpp", "#include \"kernels/kernels.hpp\"\n");
+  write_source(root, "engine/count/src/memory.cpp", "#include \"engine/count/count.hpp\"\n");
+  const Outcome clean = check_layers(root);
+  EXPECT_EQ(clean.status, 0) << clean.err;
+
+  write_source(root, "engine/count/src/memory.cpp", "#include \"kernels/src/limits.hpp\"\n");
+  const Outcome reach = check_layers(root);
+  EXPECT_EQ(reach.status, 1);
+  EXPECT_NE(reach.err.find("nqcount: error: engine/count/src/memory.cpp:1: includes "
+                           "kernels/src/limits.hpp, inside nq_kernels (kernels/src/)"),
+            std::string::npos)
+      << reach.err;
+
+  write_source(root, "engine/count/src/memory.cpp", "#include \"engine/count/count.hpp\"\n");
+  write_source(root, "engine/count/cost.hpp", "namespace nq::detail {\n}\n");
+  write_source(root, "engine/count/run.cpp", "\n");
+  const Outcome shown = check_layers(root);
+  EXPECT_EQ(shown.status, 1);
+  EXPECT_NE(shown.err.find("engine/count/cost.hpp: at the top of engine/count/ but not a public "
+                           "header of nq_count"),
+            std::string::npos)
+      << shown.err;
+  EXPECT_NE(shown.err.find("engine/count/run.cpp: a source of nq_count outside engine/count/src/"),
+            std::string::npos)
+      << shown.err;
 }
 
 TEST(CheckLayers, ThisRepositoryPasses) {

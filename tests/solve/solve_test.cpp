@@ -1,5 +1,6 @@
-// The solver (engine/solve/solve.*, engine/solve/qs4.cpp) and the verifier (engine/solve/verify.*).
-// Every solution is checked here by an independent counter-based check, not by the verifier alone.
+// The solver (engine/solve/solve.*, engine/solve/src/qs4.cpp) and the verifier
+// (engine/solve/verify.*). Every solution is checked here by an independent counter-based check,
+// not by the verifier alone.
 #include "engine/solve/solve.hpp"
 
 #include <gtest/gtest.h>
@@ -15,7 +16,7 @@
 #include <vector>
 
 #include "base/threads.hpp"
-#include "engine/solve/local_search.hpp"
+#include "engine/solve/src/local_search.hpp"
 #include "engine/solve/verify.hpp"
 
 namespace {

@@ -1,5 +1,5 @@
 // The tests' entries into the join's AVX-512 build (join_hooks.hpp), compiled as that build is:
-// the standard headers before its target region (kernels/join_avx512.cpp says why), then the
+// the standard headers before its target region (kernels/src/join_avx512.cpp says why), then the
 // region of its record.
 #include <immintrin.h>
 
@@ -13,21 +13,21 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/isa.hpp"
-#include "kernels/isa_targets.hpp"
 #include "kernels/kernels.hpp"
+#include "kernels/src/isa.hpp"
+#include "kernels/src/isa_targets.hpp"
 #include "tests/support/testing.hpp"
 
-#define NQ_ISA avx512_join  // as kernels/join_avx512.cpp
-#include "kernels/isa_begin.hpp"
+#define NQ_ISA avx512_join  // as kernels/src/join_avx512.cpp
+#include "kernels/src/isa_begin.hpp"
 
 #define NQ_KERNEL_NAMESPACE join_avx512
 #define NQ_JOIN_AVX512 1
-#include "kernels/join/join.hpp"
+#include "kernels/src/join/join.hpp"
 #include "tests/support/join_hooks.hpp"
 
 // The region ends here: the build's accessor below is the tests' own code.
-#include "kernels/isa_end.hpp"
+#include "kernels/src/isa_end.hpp"
 
 namespace nq {
 

@@ -1,6 +1,6 @@
 // The join's entries that only tests use (testing.hpp, JoinBuild), written once for every build:
 // each build's source (join_scalar_hooks.cpp, join_avx512_hooks.cpp) includes it after
-// kernels/join/join.hpp, in that build's namespace and target region, so that they run the
+// kernels/src/join/join.hpp, in that build's namespace and target region, so that they run the
 // build's own code and reach its thread's scratch (the one object its count uses: an inline
 // function's thread_local). Those sources are compiled with the kernels' flags (nq_testing is a
 // library, not a test program), so the join's inline functions they hold are the kernels' own.

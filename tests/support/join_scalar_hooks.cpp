@@ -1,6 +1,6 @@
 // The tests' entries into the join's baseline build (join_hooks.hpp).
 #define NQ_KERNEL_NAMESPACE join_scalar
-#include "kernels/join/join.hpp"
+#include "kernels/src/join/join.hpp"
 #include "tests/support/join_hooks.hpp"
 #include "tests/support/testing.hpp"
 

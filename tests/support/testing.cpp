@@ -3,9 +3,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "engine/count/runner.hpp"
-#include "kernels/isa_targets.hpp"
+#include "engine/count/src/runner.hpp"
 #include "kernels/kernels.hpp"
+#include "kernels/src/isa_targets.hpp"
 
 namespace nq::test_support {
 

@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "kernels/isa.hpp"
+#include "kernels/src/isa.hpp"
 
 namespace nq::test_support {
 

@@ -1,4 +1,4 @@
-// The join kernel against the search (kernels/join/driver.hpp, count_join): on the row-split
+// The join kernel against the search (kernels/src/join/driver.hpp, count_join): on the row-split
 // plan, where both halves are settled, in both builds; on halves large enough for their top part
 // to take half their rows; and on the general path, subproblems whose rows may take either half.
 #include <gtest/gtest.h>
@@ -6,9 +6,9 @@
 #include <random>
 
 #include "engine/count/plan.hpp"
-#include "engine/count/splits.hpp"
-#include "kernels/isa.hpp"
+#include "engine/count/src/splits.hpp"
 #include "kernels/kernels.hpp"
+#include "kernels/src/isa.hpp"
 
 namespace nq {
 namespace {

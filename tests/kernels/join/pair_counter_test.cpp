@@ -1,5 +1,5 @@
-// The join's pair counter (kernels/join/pair_counter.hpp and count_disjoint.hpp) against a count
-// by bit columns, itself checked against a double loop.
+// The join's pair counter (kernels/src/join/pair_counter.hpp and count_disjoint.hpp) against a
+// count by bit columns, itself checked against a double loop.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,11 +1,11 @@
-// The estimator's sample of a subproblem (kernels/join/sampling.hpp, sample_join), and the
+// The estimator's sample of a subproblem (kernels/src/join/sampling.hpp, sample_join), and the
 // watch a count polls (kernels.hpp, JoinWatch).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "engine/count/splits.hpp"
+#include "engine/count/src/splits.hpp"
 #include "kernels/kernels.hpp"
 #include "tests/support/testing.hpp"
 

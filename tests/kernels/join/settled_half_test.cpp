@@ -1,10 +1,10 @@
 // A settled half's chunks, its top placements' batches and its bottom parts moved down a row
-// (kernels/join/settled_half.hpp, parts.hpp), made to happen on small boards by tiny limits.
+// (kernels/src/join/settled_half.hpp, parts.hpp), made to happen on small boards by tiny limits.
 #include <gtest/gtest.h>
 
-#include "engine/count/splits.hpp"
-#include "kernels/isa.hpp"
+#include "engine/count/src/splits.hpp"
 #include "kernels/kernels.hpp"
+#include "kernels/src/isa.hpp"
 #include "tests/support/testing.hpp"
 
 namespace nq {

@@ -1,4 +1,4 @@
-// The pair counter's sieve (kernels/join/sieve.hpp): the cuts it chooses on sampled pairs, and
+// The pair counter's sieve (kernels/src/join/sieve.hpp): the cuts it chooses on sampled pairs, and
 // its deepest cuts, on sides as large as a chunk pair, against subset sums.
 #include <gtest/gtest.h>
 

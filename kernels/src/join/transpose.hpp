@@ -1,0 +1,125 @@
+// Words of W x 64 lanes (Words<W>), their per-lane popcounts, and the 64 x 64 bit transposes
+// that turn patterns into slices (VPERMB and GF2P8AFFINEQB in the AVX-512 build, shifts and
+// masks elsewhere).
+//
+// Per-ISA: included (through kernels/src/join/join.hpp) by join_scalar.cpp and join_avx512.cpp with
+// NQ_KERNEL_NAMESPACE defined (and NQ_JOIN_AVX512 in the AVX-512 one); its code goes into that
+// namespace, so only headers are included here, at file scope.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+
+#include "kernels/src/join/settled_half.hpp"
+
+namespace nq::NQ_KERNEL_NAMESPACE::join_detail {
+
+// W words (64 W members) as one vector: a zmm register for W = 8 in the AVX-512 build.
+typedef std::uint64_t Words4 __attribute__((vector_size(32)));
+typedef std::uint64_t Words8 __attribute__((vector_size(64)));
+template <int W>
+struct WordsOf;
+template <>
+struct WordsOf<4> {
+  using type = Words4;
+};
+template <>
+struct WordsOf<8> {
+  using type = Words8;
+};
+template <int W>
+using Words = typename WordsOf<W>::type;
+
+// Per-lane popcounts. The AVX-512 build (NQ_JOIN_AVX512) has VPOPCNTQ; elsewhere, per lane.
+// sums += per-lane popcounts of v (by reference: vector arguments by value would change the
+// ABI in the baseline build).
+template <int W>
+inline void add_lane_popcounts(Words<W>& sums, const Words<W>& v) {
+#ifdef NQ_JOIN_AVX512
+  if constexpr (W == 8) {
+    sums += reinterpret_cast<Words<W>>(_mm512_popcnt_epi64(reinterpret_cast<__m512i>(v)));
+    return;
+  }
+  if constexpr (W == 4) {
+    sums += reinterpret_cast<Words<W>>(_mm256_popcnt_epi64(reinterpret_cast<__m256i>(v)));
+    return;
+  }
+#endif
+  for (int i = 0; i < W; ++i) sums[i] += static_cast<std::uint64_t>(std::popcount(v[i]));
+}
+
+// Transpose of a 64 x 64 bit matrix: bit j of in[i] goes to bit i of out[j] (out may be in).
+#ifdef NQ_JOIN_AVX512
+// An 8 x 8 transpose of 64-bit lanes across eight registers (lane m of t[c] and lane c of
+// t[m] trade places), in three steps: pairs, pairs of pairs, halves.
+inline void transpose_lanes(__m512i* t) {
+  __m512i s[8], q[8];
+  for (int p = 0; p < 8; p += 2) {
+    s[p] = _mm512_unpacklo_epi64(t[p], t[p + 1]);
+    s[p + 1] = _mm512_unpackhi_epi64(t[p], t[p + 1]);
+  }
+  const __m512i even = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
+  const __m512i odd = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+  for (int p : {0, 1, 4, 5}) {
+    q[p] = _mm512_permutex2var_epi64(s[p], even, s[p + 2]);
+    q[p + 2] = _mm512_permutex2var_epi64(s[p], odd, s[p + 2]);
+  }
+  for (int p = 0; p < 4; ++p) {
+    t[p] = _mm512_shuffle_i64x2(q[p], q[p + 4], 0x44);
+    t[p + 4] = _mm512_shuffle_i64x2(q[p], q[p + 4], 0xee);
+  }
+}
+// With GFNI and VBMI, on eight zmm registers (register m, lane l holds in[8m + l]), in 8 x 8
+// blocks: VPERMB gathers in each lane the bytes of one column block of the register's eight
+// rows, GF2P8AFFINEQB transposes each lane's 8 x 8 bits, the lanes trade places across the
+// registers (an 8 x 8 transpose of 64-bit lanes) and VPERMB puts the bytes of each row
+// together. About 50 vector operations against about 230 for the block swaps (six steps of
+// shifts, masks and shuffles) before it: a 64 x 64 transpose takes about a quarter of their
+// time.
+//   Byte permutations: `gather` makes lane c's byte 7 - q byte c of lane q (the rows reversed,
+// as the affine step wants them); `rows` makes lane i's byte m byte i of lane m.
+struct BytePermutations {
+  alignas(64) std::uint8_t gather[64] = {}, rows[64] = {};
+  constexpr BytePermutations() {
+    for (int c = 0; c < 8; ++c)
+      for (int q = 0; q < 8; ++q) {
+        gather[8 * c + 7 - q] = static_cast<std::uint8_t>(8 * q + c);
+        rows[8 * c + q] = static_cast<std::uint8_t>(8 * q + c);
+      }
+  }
+};
+inline constexpr BytePermutations kBytePermutations{};
+inline void transpose64(const std::uint64_t* in, std::uint64_t* out) {
+  const __m512i gather = _mm512_load_si512(kBytePermutations.gather);
+  const __m512i rows = _mm512_load_si512(kBytePermutations.rows);
+  // GF2P8AFFINEQB(x, A), lane by lane: bit k of the result's byte i is the parity of x's byte i
+  // AND A's byte 7 - k. With x's byte i = 1 << i that is bit i of A's byte 7 - k: A's 8 x 8 bits
+  // transposed.
+  const __m512i unit = _mm512_set1_epi64(0x8040201008040201ll);
+  __m512i t[8];
+  for (int m = 0; m < 8; ++m)
+    t[m] = _mm512_gf2p8affine_epi64_epi8(
+        unit, _mm512_permutexvar_epi8(gather, _mm512_loadu_si512(in + 8 * m)), 0);
+  // Lane c of t[m] holds byte m of output rows 8c..8c+7: after the lanes' transpose, lane m of
+  // t[c].
+  transpose_lanes(t);
+  for (int c = 0; c < 8; ++c) _mm512_storeu_si512(out + 8 * c, _mm512_permutexvar_epi8(rows, t[c]));
+}
+#else
+// The recursive block swap of Hacker's Delight, 7-3: at step j, the j x j blocks off the
+// diagonal of every 2j x 2j block trade places.
+inline void transpose64(const std::uint64_t* in, std::uint64_t* out) {
+  if (in != out) std::copy(in, in + 64, out);
+  std::uint64_t m = 0x00000000ffffffffull;
+  for (int j = 32; j != 0; j >>= 1, m ^= m << j) {
+    for (int k = 0; k < 64; k = ((k | j) + 1) & ~j) {
+      const std::uint64_t t = ((out[k] >> j) ^ out[k | j]) & m;
+      out[k] ^= t << j;
+      out[k | j] ^= t;
+    }
+  }
+}
+#endif
+
+}  // namespace nq::NQ_KERNEL_NAMESPACE::join_detail
