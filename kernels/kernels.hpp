@@ -23,6 +23,15 @@ using BatchFn = void (*)(std::span<const Subproblem> in, std::span<Tally> out);
 enum class PlanKind : std::uint8_t { kCanonical, kClassic, kRowSplit };
 std::string_view plan_kind_name(PlanKind kind);  // "canonical", "classic", "rowsplit"
 
+// What a long count reports as it goes, and how it is told to stop: poll(context, work) hears how
+// much work was just done (the join: after every pair of chunks, the candidate pairs it
+// examined), and returns true to stop the count at once (its tally is then partial, and the
+// caller must drop it).
+struct Watch {
+  bool (*poll)(void* context, std::uint64_t work) = nullptr;
+  void* context = nullptr;
+};
+
 struct Kernel {
   std::string_view name;         // as typed after --kernel
   std::string_view description;  // a phrase for --kernel's help
@@ -37,6 +46,13 @@ struct Kernel {
   // in), so that a worker's start-up is not charged to the first subproblem it counts; null
   // where there is nothing to prepare.
   void (*prepare)(int n) = nullptr;
+  // A kernel whose subproblems take seconds to hours on large boards (the join, from
+  // watched_from_n): one subproblem counted while it reports its work to `watch` and stops when
+  // told to, so that a caller's progress moves and a stop is seen within a subproblem; a caller
+  // counts such boards one subproblem at a time through it. Null: the kernel's subproblems are
+  // short, and its batches are counted whole.
+  void (*count_watched)(const Subproblem& s, Tally& out, const Watch& watch) = nullptr;
+  int watched_from_n = 0;
 };
 
 // The scalar bitboard kernel: the reference every other kernel must match exactly.
@@ -63,18 +79,6 @@ std::uint64_t join_scratch_limit();
 // The join's cut of a subproblem into halves: the columns of its west half (its lowest rows / 2
 // free columns); the other free columns are the east half's. The cost model follows it.
 Mask join_west_half(const Subproblem& s);
-
-// What the join reports while it counts a large subproblem, and how it is told to stop: after
-// every pair of chunks (a subproblem from n = 24 on may have thousands), poll(context, pairs)
-// hears how many candidate pairs were just examined, and returns true to stop the count at once
-// (its tally is then partial, and the caller must drop it).
-struct JoinWatch {
-  bool (*poll)(void* context, std::uint64_t pairs) = nullptr;
-  void* context = nullptr;
-};
-// The calling thread's watch, in the build the dispatcher runs and in join-check's (above; a
-// default JoinWatch: none).
-void set_join_watch(const JoinWatch& watch);
 
 // Part of one row-split subproblem's count, for estimates: both halves are walked once, cut
 // into chunks as a count cuts them (kJoinChunk placements), and `pieces` of the east x west

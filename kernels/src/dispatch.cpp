@@ -54,6 +54,20 @@ void chosen_join_prepare(int n) {
 std::string_view chosen_join_isa() {
   return detail::join_ops().isa;
 }
+// One subproblem, watched: the build's thread watch set for the count alone.
+void chosen_join_count_watched(const Subproblem& s, Tally& out, const Watch& watch) {
+  detail::join_ops().set_watch(watch);
+  detail::join_ops().count(std::span(&s, 1), std::span(&out, 1));
+  detail::join_ops().set_watch({});
+}
+void join_check_count_watched(const Subproblem& s, Tally& out, const Watch& watch) {
+  detail::set_join_check_watch(watch);
+  detail::count_join_check(std::span(&s, 1), std::span(&out, 1));
+  detail::set_join_check_watch({});
+}
+// From this n a row-split subproblem takes the join seconds (minutes from 26, hours at 28): it is
+// counted one at a time, watched.
+constexpr int kJoinWatchedFromN = 22;
 
 // The table, made once (its "needs" texts are the targets'): the backtracking kernels first, in
 // priority order, then the join and the reference kernel.
@@ -67,7 +81,7 @@ std::span<const Kernel> kernel_table() {
              "split-board join: both half-boards enumerated, compatible pairs counted, in AVX-512 "
              "(with VBMI and GFNI) where the CPU has it",
              "nothing", &always, &chosen_join_count, PlanKind::kRowSplit, &chosen_join_isa,
-             &chosen_join_prepare},
+             &chosen_join_prepare, &chosen_join_count_watched, kJoinWatchedFromN},
       Kernel{"reference",
              "the classic one-queen-per-row search with mirror halving, unique by Burnside",
              "nothing", &always, &detail::count_reference, PlanKind::kClassic, &baseline_isa},
@@ -89,9 +103,9 @@ bool detail::cpu_splits_wide_loads() {
   return splits;
 }
 
-void set_join_watch(const JoinWatch& watch) {
-  detail::join_ops().set_watch(watch);
-  detail::set_join_check_watch(watch);  // the cross-check's, on the baseline build (join-check)
+void detail::set_join_watch(const Watch& watch) {
+  join_ops().set_watch(watch);
+  set_join_check_watch(watch);  // the cross-check's, on the baseline build (join-check)
 }
 
 JoinSample sample_join(const Subproblem& s, std::uint64_t pieces, std::uint64_t seed,
@@ -107,7 +121,9 @@ const Kernel& join_check_kernel() {
                                  &detail::count_join_check,
                                  PlanKind::kRowSplit,
                                  &baseline_isa,
-                                 &detail::prepare_join_check};
+                                 &detail::prepare_join_check,
+                                 &join_check_count_watched,
+                                 kJoinWatchedFromN};
   return kCheck;
 }
 

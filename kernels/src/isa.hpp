@@ -32,8 +32,8 @@ struct JoinOps {
   BatchFn count;
   // Makes the calling thread ready to count n-boards (its scratch allocated and faulted in).
   void (*prepare)(int n);
-  // The calling thread's watch (kernels.hpp, JoinWatch).
-  void (*set_watch)(const JoinWatch& watch);
+  // The calling thread's watch (kernels.hpp, Watch).
+  void (*set_watch)(const Watch& watch);
   JoinSample (*sample)(const Subproblem& s, std::uint64_t pieces, std::uint64_t seed,
                        double (*clock)());
 };
@@ -48,7 +48,10 @@ const JoinOps& join_ops();
 // for n-boards, and its watch, for the calling thread.
 void count_join_check(std::span<const Subproblem> in, std::span<Tally> out);
 void prepare_join_check(int n);
-void set_join_check_watch(const JoinWatch& watch);
+void set_join_check_watch(const Watch& watch);
+// The calling thread's watch in the build the dispatcher runs and in join-check's (a default
+// Watch: none); the kernels' watched counts set it for one subproblem.
+void set_join_watch(const Watch& watch);
 
 // The reference kernel as a batch kernel: count_classic for each subproblem of the classic plan
 // (no fixed queens, nothing blocked; n is the width of `full`) (reference.cpp).

@@ -23,7 +23,7 @@ void detail::prepare_join_check(int n) {
   join_scalar::join_detail::check_scratch().prepare(n);
 }
 
-void detail::set_join_check_watch(const JoinWatch& watch) {
+void detail::set_join_check_watch(const Watch& watch) {
   join_scalar::join_detail::check_scratch().watch = watch;
 }
 

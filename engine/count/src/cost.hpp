@@ -29,7 +29,7 @@ std::uint64_t estimate_cost(const Subproblem& s, int probe_rows);
 // width, 6.1 counting subproblems). Deterministic. Any other subproblem gets estimate_cost.
 std::uint64_t estimate_join_cost(const Subproblem& s, int probe_rows);
 // The part of estimate_join_cost that `pairs` candidate pairs of half-boards stand for: what a
-// count reports as it goes through a large subproblem (kernels.hpp, JoinWatch).
+// count reports as it goes through a large subproblem (kernels.hpp, Watch).
 std::uint64_t join_pairs_cost(std::uint64_t pairs);
 
 // The cost of task i of the plan: estimate_cost of its subproblem, or, in the row-split plan (the

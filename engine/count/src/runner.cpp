@@ -244,65 +244,52 @@ class Counter {
 
  private:
   // The row-split plan's tasks: each a block of splits, unranked here (plan.hpp rowsplit_key) and
-  // counted in batches; a task's tally holds its weighted solutions (Plan::weight is 1).
+  // counted in batches; a task's tally holds its weighted solutions (Plan::weight is 1). Where
+  // the kernel's subproblems take seconds (Kernel::count_watched), one at a time, watched: the
+  // progress moves as the kernel reports its work, and a stop is seen within a subproblem (the
+  // task it interrupts is dropped, neither counted nor recorded: a resumed run counts it again).
   void count_ranks(const WorkRanges& ranges, std::size_t begin, std::size_t end,
                    WorkerTally& tally) const {
-    Partial& part = tally.part;
     constexpr std::size_t kBatch = kMaxClaim;
     std::array<FinishedSubproblem, kBatch> finished;
     std::array<Subproblem, kBatch> batch;
     std::array<std::uint8_t, kBatch> weights;
     std::array<std::uint64_t, kBatch> splits;
     std::array<Tally, kBatch> tallies, second;
-    // From n = 22 a subproblem takes seconds, and from 26 minutes (hours at n = 28): they go to
-    // the kernel one by one, which reports the pairs it examines and polls for a stop as it goes
-    // (kernels.hpp, JoinWatch), so that the progress moves and a cancel (Ctrl-C) is seen within
-    // a subproblem; the task it interrupts is dropped (neither counted nor recorded: a resumed
-    // run counts it again).
-    const std::size_t batch_size = plan_.n >= 22 ? 1 : kBatch;
-    struct Watched {
-      const Counter* counter;
-      std::uint64_t reported = 0;  // of the current subproblem's cost, already in the monitor
-      std::uint64_t cost = 0;      // its estimated cost
-    } watched{this};
-    const bool watching = batch_size == 1;
-    if (watching)
-      set_join_watch({[](void* context, std::uint64_t pairs) {
-                        auto& w = *static_cast<Watched*>(context);
-                        if (Monitor* monitor = w.counter->monitor_) {
-                          const std::uint64_t c =
-                              std::min(detail::join_pairs_cost(pairs), w.cost - w.reported);
-                          monitor->cost_done.fetch_add(c, std::memory_order_relaxed);
-                          w.reported += c;
-                        }
-                        return w.counter->stopping();
+    const bool watched = kernel_->count_watched && plan_.n >= kernel_->watched_from_n;
+    const std::size_t batch_size = watched ? 1 : kBatch;
+    // The claim's progress, one counter: the cost reported to the monitor so far, as the kernel
+    // reports its work (never past the claim's estimated cost) and then by finish().
+    ClaimProgress progress{monitor_, 0, 0};
+    for (std::size_t k = begin; k < end; ++k) progress.budget += ranges.cost[k];
+    const Watch watch{[](void* context, std::uint64_t work) {
+                        auto& p = *static_cast<ClaimProgress*>(context);
+                        p.report(detail::join_pairs_cost(work));
+                        return p.counter->stopping();
                       },
-                      &watched});
+                      &progress};
+    progress.counter = this;
+    auto count = [&](const Kernel& kernel, std::size_t held, std::span<Tally> out) {
+      if (!watched) return kernel.count(std::span<const Subproblem>(batch.data(), held), out);
+      kernel.count_watched(batch[0], out[0], watch);
+    };
     std::size_t m = end - begin;
     const std::uint32_t* ids = ranges.layout.ids.data() + begin;
-    std::uint64_t ahead = 0;  // cost the monitor has seen already (finished tasks only)
     for (std::size_t i = 0; i < m; ++i) {
       const double t0 = stats_ ? thread_cpu_seconds() : 0;
       Tally task;
       std::size_t held = 0;
       bool cancelled = false;
       const bool checked = check_.selected(ids[i]);
-      std::uint64_t progressed = 0;  // of the task's cost, already in the monitor
       auto flush = [&] {
-        if (watching) {
-          watched.cost = detail::estimate_join_cost(batch[0], detail::cost_probe_rows(plan_.n));
-          watched.reported = 0;
-        }
-        kernel_->count(std::span<const Subproblem>(batch.data(), held),
-                       std::span<Tally>(tallies.data(), held));
-        if (watching && stopping()) {  // perhaps stopped half way: the task is dropped
+        count(*kernel_, held, tallies);
+        if (watched && stopping()) {  // perhaps stopped half way: the task is dropped
           cancelled = true;
           held = 0;
           return;
         }
         if (checked) {  // every split of the task again, on the second kernel
-          check_.second().count(std::span<const Subproblem>(batch.data(), held),
-                                std::span<Tally>(second.data(), held));
+          count(check_.second(), held, second);
           for (std::size_t k = 0; k < held; ++k)
             if (second[k].solutions != tallies[k].solutions) {
               check_.fail(mismatch(ids[i], &splits[k], tallies[k].solutions, second[k].solutions));
@@ -312,10 +299,6 @@ class Counter {
         for (std::size_t k = 0; k < held; ++k) {
           task.solutions += weights[k] * tallies[k].solutions;
           task.nodes += tallies[k].nodes;
-        }
-        if (monitor_ && watching) {  // the rest of the subproblem's cost, now it is done
-          monitor_->cost_done.fetch_add(watched.cost - watched.reported, std::memory_order_relaxed);
-          progressed += watched.cost;
         }
         held = 0;
         cancelled = stopping();
@@ -339,18 +322,30 @@ class Counter {
         st.seconds = thread_cpu_seconds() - t0;
         st.nodes = task.nodes;
       }
-      part.weighted += task.solutions;
+      tally.part.weighted += task.solutions;
       finished[i] = {ids[i], task};
       tally.cross_checked += checked;
-      ahead += progressed;
     }
-    if (watching) set_join_watch({});
-    finish(std::span(finished.data(), m), ranges.cost.data() + begin, part, ahead);
+    finish(std::span(finished.data(), m), ranges.cost.data() + begin, tally.part,
+           progress.reported);
   }
+
+  // A claim's progress as its kernel reports it (count_ranks): what is reported, never past the
+  // claim's estimated cost (`budget`).
+  struct ClaimProgress {
+    Monitor* monitor;
+    std::uint64_t budget, reported;
+    const Counter* counter = nullptr;
+    void report(std::uint64_t cost) {
+      const std::uint64_t c = std::min(cost, budget - reported);
+      if (monitor && c) monitor->cost_done.fetch_add(c, std::memory_order_relaxed);
+      reported += c;
+    }
+  };
 
   // The journal, the worker's partial and the progress, for a claim's finished tasks (whose
   // estimated costs are `costs`, position by position), of whose cost the monitor has seen
-  // `ahead` already.
+  // `ahead` already (reported as the kernel went: the rest of theirs comes now).
   void finish(std::span<const FinishedSubproblem> finished, const std::uint64_t* costs,
               Partial& part, std::uint64_t ahead = 0) const {
     std::uint64_t nodes = 0, cost = 0;
@@ -364,7 +359,7 @@ class Counter {
     if (monitor_) {
       monitor_->subproblems_done.fetch_add(finished.size(), std::memory_order_relaxed);
       monitor_->nodes_done.fetch_add(nodes, std::memory_order_relaxed);
-      monitor_->cost_done.fetch_add(cost - ahead, std::memory_order_relaxed);
+      monitor_->cost_done.fetch_add(cost > ahead ? cost - ahead : 0, std::memory_order_relaxed);
     }
   }
 

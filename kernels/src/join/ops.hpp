@@ -27,7 +27,7 @@ inline void prepare_thread(int n) {
   join_detail::thread_scratch().prepare(n);
 }
 
-inline void set_thread_watch(const JoinWatch& watch) {
+inline void set_thread_watch(const Watch& watch) {
   join_detail::thread_scratch().watch = watch;
 }
 

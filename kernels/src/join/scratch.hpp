@@ -34,7 +34,7 @@ struct Scratch {
   HalfScratch east_half, west_half;
   SettledHalf east_walk, west_walk;
   std::vector<SettledHalf::Walk> east_starts, west_starts;  // sampling's chunk starts
-  JoinWatch watch;                                          // the calling thread's (kernels.hpp)
+  Watch watch;                                              // the calling thread's (kernels.hpp)
   // Placements per chunk of a settled half, and the largest bottom part: kJoinChunk and
   // kJoinMaxParts, a quarter of them in check_scratch (and smaller in tests, so that small
   // boards take every path).

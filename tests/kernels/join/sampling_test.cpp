@@ -1,5 +1,5 @@
 // The estimator's sample of a subproblem (kernels/src/join/sampling.hpp, sample_join), and the
-// watch a count polls (kernels.hpp, JoinWatch).
+// watch a count polls (kernels.hpp, Watch).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -69,13 +69,13 @@ TEST(JoinSampling, ACountPollsItsWatchAndStopsWhenTold) {
   struct Heard {
     std::uint64_t polls = 0, pairs = 0, stop_after = 0;
   } heard;
-  const JoinWatch watch{[](void* context, std::uint64_t pairs) {
-                          auto& h = *static_cast<Heard*>(context);
-                          h.pairs += pairs;
-                          return ++h.polls == h.stop_after;
-                        },
-                        &heard};
-  set_join_watch(watch);
+  const Watch watch{[](void* context, std::uint64_t pairs) {
+                      auto& h = *static_cast<Heard*>(context);
+                      h.pairs += pairs;
+                      return ++h.polls == h.stop_after;
+                    },
+                    &heard};
+  detail::set_join_watch(watch);
   Tally whole;
   join->count(std::span(&s, 1), std::span(&whole, 1));
   EXPECT_EQ(whole.solutions, count_one_scalar(s).solutions);
@@ -87,7 +87,7 @@ TEST(JoinSampling, ACountPollsItsWatchAndStopsWhenTold) {
   join->count(std::span(&s, 1), std::span(&stopped, 1));
   EXPECT_EQ(heard.polls, 2u);
   EXPECT_LT(stopped.solutions, whole.solutions);
-  set_join_watch({});
+  detail::set_join_watch({});
   test_support::set_join_limits(0, 0);
 }
 
