@@ -16,9 +16,19 @@ namespace {
 
 void join_slice(benchmark::State& state, int n, int windows, int run) {
   const nq::Kernel* join = nq::find_kernel("join");
+  // `windows` runs of `run` consecutive subproblems, spread over the plan, as a count meets them.
   std::vector<nq::Subproblem> subproblems;
   std::vector<std::uint8_t> weights;
-  nq::rowsplit_runs(n, windows, run, subproblems, weights);
+  const nq::Plan plan = nq::plan_rowsplit(n, false);
+  for (int w = 0; w < windows; ++w)
+    for (std::uint64_t r = plan.splits * static_cast<std::uint64_t>(2 * w + 1) / (2 * windows),
+                       taken = 0;
+         r < plan.splits && taken < static_cast<std::uint64_t>(run); ++r)
+      if (const nq::SplitSubproblem s = nq::split_subproblem(plan, r); s.weight != 0) {
+        subproblems.push_back(s.subproblem);
+        weights.push_back(static_cast<std::uint8_t>(s.weight));
+        ++taken;
+      }
   if (join->prepare) join->prepare(n);
   double solutions = 0, nodes = 0;
   for (auto _ : state) {

@@ -86,8 +86,6 @@ struct CountConfig {
   // thread count or another MPI rank checks the same ones.
   double cross_check = -1;
   std::uint64_t cross_check_seed = kDefaultCrossCheckSeed;
-  // Tests: the second kernel, instead of the one cross_check_kernel() picks.
-  const Kernel* cross_check_kernel = nullptr;
   // count_selected only: count the selection with the second kernel instead (and check nothing):
   // nqcount-mpi's cross-check, on another rank than the one that counted it first.
   bool recheck = false;

@@ -119,12 +119,6 @@ std::uint64_t cluster_plan_tasks(int n, std::uint64_t all_threads);
 // making the plan: what a --tasks asks, beside what a journal holds.
 std::uint64_t rowsplit_tasks(int n, std::uint64_t min_tasks);
 
-// Runs of consecutive representatives: `windows` runs of up to `run` each, run w starting at the
-// split (2w + 1) / (2 windows) of the way through the plan (consecutive, as a count meets them,
-// so that the join reuses bottom parts between them). For tests and benchmarks.
-void rowsplit_runs(int n, int windows, int run, std::vector<Subproblem>& subproblems,
-                   std::vector<std::uint8_t>& weights);
-
 // How many subproblems (splits of non-zero weight) the row-split plan of n counts: Burnside over
 // the four symmetries (the orbits of the row splits), except odd n by west rows: a table.
 std::uint64_t rowsplit_subproblems(int n);

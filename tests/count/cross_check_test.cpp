@@ -15,6 +15,7 @@
 #include "engine/count/count.hpp"
 #include "engine/count/known.hpp"
 #include "kernels/kernels.hpp"
+#include "tests/support/testing.hpp"
 
 namespace nq {
 namespace {
@@ -49,11 +50,8 @@ TEST(CrossCheck, EverySubproblemCheckedAtFractionOne) {
       EXPECT_FALSE(r.cancelled);
     }
     // The join's own check (the second kernel from n = 24), on every subproblem.
-    const CountResult r = counted({.n = n,
-                                   .threads = 2,
-                                   .kernel = "join",
-                                   .cross_check = 1.0,
-                                   .cross_check_kernel = &join_check_kernel()});
+    const test_support::ForcedSecondKernel forced(&join_check_kernel());
+    const CountResult r = counted({.n = n, .threads = 2, .kernel = "join", .cross_check = 1.0});
     EXPECT_EQ(r.cross_check_kernel, "join-check");
     EXPECT_EQ(r.cross_checked, r.subproblems_total) << n;
     EXPECT_TRUE(r.cross_check_failure.empty()) << r.cross_check_failure;
@@ -138,11 +136,8 @@ std::vector<std::string> seen_by(const CountConfig& config) {
 
 TEST(CrossCheck, SameSubproblemsAtOneAndTwoThreads) {
   for (const std::string kernel : {"scalar", "join"}) {
-    CountConfig config{.n = 13,
-                       .kernel = kernel,
-                       .cross_check = 0.05,
-                       .cross_check_seed = 7,
-                       .cross_check_kernel = &kRecording};
+    const test_support::ForcedSecondKernel forced(&kRecording);
+    CountConfig config{.n = 13, .kernel = kernel, .cross_check = 0.05, .cross_check_seed = 7};
     config.threads = 1;
     const auto one = seen_by(config);
     config.threads = 2;
@@ -154,7 +149,7 @@ TEST(CrossCheck, SameSubproblemsAtOneAndTwoThreads) {
   // On the canonical plan, exactly the subproblems cross_check_selected() names.
   CountConfig config{.n = 13, .threads = 2, .kernel = "scalar", .cross_check = 0.05};
   config.cross_check_seed = 7;
-  config.cross_check_kernel = &kRecording;
+  const test_support::ForcedSecondKernel forced(&kRecording);
   const auto plan = make_plan(config);
   ASSERT_TRUE(plan.ok());
   std::vector<std::string> expected;
@@ -168,12 +163,9 @@ TEST(CrossCheck, DifferenceStopsTheRunAndNamesTheSubproblem) {
   std::vector<std::string> kernels = canonical_kernels();
   kernels.push_back("join");
   for (const std::string& kernel : kernels) {
-    const CountConfig config{.n = 12,
-                             .threads = 2,
-                             .kernel = kernel,
-                             .cross_check = 0.5,
-                             .cross_check_seed = 3,
-                             .cross_check_kernel = &kWrong};
+    const CountConfig config{
+        .n = 12, .threads = 2, .kernel = kernel, .cross_check = 0.5, .cross_check_seed = 3};
+    const test_support::ForcedSecondKernel forced(&kWrong);
     const auto r = count(config);
     ASSERT_TRUE(r.ok()) << r.error().message;
     EXPECT_TRUE(r->cancelled);

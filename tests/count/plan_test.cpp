@@ -12,6 +12,7 @@
 #include "engine/count/src/splits.hpp"
 #include "kernels/kernels.hpp"
 #include "tests/brute_force.hpp"
+#include "tests/support/testing.hpp"
 
 namespace nq {
 
@@ -211,7 +212,7 @@ TEST(Frontend, RowSplitRunsAreConsecutiveRepresentatives) {
     rowsplit_all(n, all, all_weights);
     const std::uint64_t ranks = row_splits(n);
     const int windows = 3, run = 5;
-    rowsplit_runs(n, windows, run, runs, run_weights);
+    test_support::rowsplit_runs(n, windows, run, runs, run_weights);
     ASSERT_EQ(run_weights.size(), runs.size());
     std::size_t at = 0;  // in runs
     for (int w = 0; w < windows; ++w) {

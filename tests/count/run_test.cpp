@@ -26,6 +26,7 @@
 #include "tests/brute_force.hpp"
 #include "tests/cli_runner.hpp"
 #include "tests/count/run_count.hpp"
+#include "tests/support/testing.hpp"
 
 namespace nq {
 namespace {
@@ -203,7 +204,7 @@ TEST(Runner, TheCallingThreadCountsAndSelectionsAddUp) {
   const auto plan = make_plan(c);
   ASSERT_TRUE(whole.ok() && plan.ok());
   c.recheck = true;
-  c.cross_check_kernel = &kThreadRecording;
+  const test_support::ForcedSecondKernel forced(&kThreadRecording);
   g_counted_on.clear();
   std::set<std::thread::id> callers;
   u128 total = 0;

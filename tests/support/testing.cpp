@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "engine/count/plan.hpp"
 #include "engine/count/src/runner.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/src/isa_targets.hpp"
@@ -29,11 +30,27 @@ void set_join_limits(std::size_t chunk, std::size_t parts) {
 }
 
 void install_environment_seams() {
-  if (const char* forced = std::getenv("NQ_TEST_CROSS_CHECK_KERNEL"))
-    nq::detail::set_cross_check_override(find_kernel(forced));
   if (const char* chunk = std::getenv("NQ_TEST_JOIN_CHUNK")) {
     const std::size_t placements = std::strtoull(chunk, nullptr, 10);
     set_join_limits(placements, placements);
+  }
+}
+
+void rowsplit_runs(int n, int windows, int run, std::vector<Subproblem>& subproblems,
+                   std::vector<std::uint8_t>& weights) {
+  subproblems.clear();
+  weights.clear();
+  const Plan plan = plan_rowsplit(n, false);
+  for (int w = 0; w < windows; ++w) {
+    int taken = 0;
+    for (std::uint64_t r = plan.splits * static_cast<std::uint64_t>(2 * w + 1) /
+                           static_cast<std::uint64_t>(2 * windows);
+         r < plan.splits && taken < run; ++r)
+      if (const SplitSubproblem s = split_subproblem(plan, r); s.weight != 0) {
+        subproblems.push_back(s.subproblem);
+        weights.push_back(static_cast<std::uint8_t>(s.weight));
+        ++taken;
+      }
   }
 }
 

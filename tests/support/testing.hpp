@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/src/isa.hpp"
+#include "kernels/subproblem.hpp"
 
 namespace nq::test_support {
 
@@ -41,6 +42,27 @@ std::vector<const JoinBuild*> join_builds();
 
 // The calling thread's join chunk and bottom-part limit in every build (0: the defaults).
 void set_join_limits(std::size_t chunk, std::size_t parts);
+
+// Runs of consecutive representatives of the row-split plan of n, the join's tests' samples:
+// `windows` runs of up to `run` subproblems each (those of non-zero weight), run w starting at
+// split (2w + 1) / (2 windows) of the way through the plan, in plan order, as a count meets them
+// (so that the join reuses bottom parts between them).
+void rowsplit_runs(int n, int windows, int run, std::vector<Subproblem>& subproblems,
+                   std::vector<std::uint8_t>& weights);
+
+// The second kernel of every cross-check from now on (null: the engine's choice again). Defined
+// in support/second_kernel.cpp, which the test programs that choose one compile in: there it takes
+// the place of the engine's choice, as NQ_TEST_CROSS_CHECK_KERNEL=NAME does in the programs' test
+// builds.
+void force_second_kernel(const Kernel* kernel);
+// force_second_kernel for a scope, and the engine's choice again after it.
+class ForcedSecondKernel {
+ public:
+  explicit ForcedSecondKernel(const Kernel* kernel) { force_second_kernel(kernel); }
+  ~ForcedSecondKernel() { force_second_kernel(nullptr); }
+  ForcedSecondKernel(const ForcedSecondKernel&) = delete;
+  ForcedSecondKernel& operator=(const ForcedSecondKernel&) = delete;
+};
 
 // The test builds of the programs (nqcount-testing, nqcount-mpi-testing) read two variables
 // before main, through this call (seams.cpp):

@@ -580,24 +580,6 @@ void detail::rowsplit_all(int n, std::vector<Subproblem>& subproblems,
   }
 }
 
-void rowsplit_runs(int n, int windows, int run, std::vector<Subproblem>& subproblems,
-                   std::vector<std::uint8_t>& weights) {
-  subproblems.clear();
-  weights.clear();
-  const std::uint64_t splits = row_splits(n);
-  for (int w = 0; w < windows; ++w) {
-    int taken = 0;
-    for (std::uint64_t r = splits * static_cast<std::uint64_t>(2 * w + 1) /
-                           static_cast<std::uint64_t>(2 * windows);
-         r < splits && taken < run; ++r)
-      if (const RowSplitKey key = rowsplit_key(n, r); key.weight != 0) {
-        subproblems.push_back(rowsplit_subproblem(n, key));
-        weights.push_back(static_cast<std::uint8_t>(key.weight));
-        ++taken;
-      }
-  }
-}
-
 std::uint64_t rowsplit_block(std::uint64_t splits, std::uint64_t min_tasks) {
   const std::uint64_t tasks = std::max(kMaxRowSplitTasks, min_tasks);
   return std::max<std::uint64_t>(1, splits / tasks + (splits % tasks != 0));

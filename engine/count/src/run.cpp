@@ -89,13 +89,9 @@ Expected<const Kernel*> checked_kernel(const CountConfig& config) {
   return kernel;
 }
 
-const Kernel* g_cross_check_override = nullptr;
-
 // The run's cross-check: its second kernel.
 const Kernel& second_kernel(const CountConfig& config, const Kernel& kernel) {
-  if (config.cross_check_kernel) return *config.cross_check_kernel;
-  if (g_cross_check_override) return *g_cross_check_override;
-  return cross_check_kernel(kernel, config.n);
+  return detail::second_kernel_for(kernel, config.n);
 }
 
 // The plan is made in parallel (engine/count/src/plan.cpp), inside an arena capped like the run (so
@@ -158,10 +154,6 @@ std::uint32_t cross_check_tag(double fraction, std::uint64_t seed) {
   }
   const std::uint32_t h = fnv1a32(bytes, sizeof bytes);
   return h ? h : 1;
-}
-
-void detail::set_cross_check_override(const Kernel* kernel) {
-  g_cross_check_override = kernel;
 }
 
 const Kernel& cross_check_kernel(const Kernel& kernel, int n) {

@@ -91,8 +91,9 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
                       std::chrono::steady_clock::time_point start, CountResult& result,
                       Monitor* monitor, CrossCheck& check);
 
-// A test seam: the second kernel of every cross-check where the config names none (null: the
-// usual choice, cross_check_kernel()). Set only by the tests' support library, before main.
-void set_cross_check_override(const Kernel* kernel);
+// The second kernel of a run's cross-check of `kernel` on n-boards: cross_check_kernel's choice.
+// Defined alone in its source (second_kernel.cpp), so that a test build can link a choice of its
+// own in its place (tests/support/second_kernel.cpp): the product carries no seam for it.
+const Kernel& second_kernel_for(const Kernel& kernel, int n);
 
 }  // namespace nq::detail

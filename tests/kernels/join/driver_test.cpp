@@ -9,6 +9,7 @@
 #include "engine/count/src/splits.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/src/isa.hpp"
+#include "tests/support/testing.hpp"
 
 namespace nq {
 namespace {
@@ -76,7 +77,7 @@ TEST(JoinKernel, LargeHalvesWithBlockedSquaresMatchTheSearch) {
     for (int i = 0; i < n; ++i) keep[i] = static_cast<Mask>(rng() | (rng() & rng()));
     std::vector<Subproblem> subs;
     std::vector<std::uint8_t> weights;
-    rowsplit_runs(n, 3, 6, subs, weights);
+    test_support::rowsplit_runs(n, 3, 6, subs, weights);
     for (Subproblem& s : subs)
       for (int i = 0; i < s.rows; ++i) {
         const Mask open = open_row_squares(s, i);
