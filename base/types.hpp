@@ -13,8 +13,8 @@ namespace nq {
 
 __extension__ typedef unsigned __int128 u128;  // GCC/Clang; __extension__ silences -Wpedantic
 
-// The largest board the counting engine accepts: one 32-bit word per row.
-inline constexpr int kMaxCountN = 32;
+// The largest board the counting engine and its kernels take: one 32-bit word per row.
+inline constexpr int kMaxN = 32;
 
 // An error value: the engine never prints and never exits; it returns one of these.
 struct Error {

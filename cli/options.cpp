@@ -91,7 +91,7 @@ std::vector<OptionRow> option_table(Args& a) {
     return OptionRow{command, "-n,--n", n, "board size", std::pair{smallest, largest}, {}, true};
   };
   return {
-      board_size("count", &a.count.n, 1, kMaxCountN),
+      board_size("count", &a.count.n, 1, kMaxN),
       {"count", "-t,--threads", &a.count.threads,
        "worker threads, at most 4096 (default: every hardware thread; more than the hardware "
        "threads is allowed, with a warning)",
@@ -300,7 +300,7 @@ std::vector<OptionRow> option_table(Args& a) {
        false,
        true},
       {"orbits", "--json", &a.orbits.json, "print the result as one JSON object"},
-      board_size("list", &a.list.n, 1, kMaxCountN),
+      board_size("list", &a.list.n, 1, kMaxN),
       {"list", "--unique", &a.list.unique,
        "only the canonical representative (least member) of each orbit"},
       {"list",
@@ -383,7 +383,7 @@ std::vector<OptionRow> option_table(Args& a) {
       {"simulate", "--root-seconds", &a.simulate.root_seconds, root_seconds_help.c_str(),
        std::pair{0LL, 3600LL}},
       {"simulate", "--json", &a.simulate.json, "print one JSON object"},
-      board_size("estimate", &a.estimate.n, 4, kMaxCountN),
+      board_size("estimate", &a.estimate.n, 4, kMaxN),
       {"estimate", "--samples", &a.estimate.samples,
        "subproblems to count (in strata of equal estimated cost, four to a stratum, up to 32 "
        "strata; at least two each)",

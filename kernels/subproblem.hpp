@@ -4,10 +4,11 @@
 
 #include <cstdint>
 
+#include "base/types.hpp"
+
 namespace nq {
 
-inline constexpr int kMaxN = 32;  // one 32-bit word per row of the board
-using Mask = std::uint32_t;
+using Mask = std::uint32_t;  // one word a row: the columns of a board of at most kMaxN
 
 // A board with some queens fixed, and `rows` open rows still to fill, top to bottom.
 // The kernel places queens in the open rows with the usual three-word bitboard search

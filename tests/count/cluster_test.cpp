@@ -135,8 +135,10 @@ ClusterConfig board(int n, int threads) {
 }
 
 TEST(Cluster, RanksCountLikeOneProcess) {
-  for (const auto& [n, kernel] :
+  for (const auto& board_kernel :
        std::vector<std::pair<int, std::string>>{{12, "auto"}, {13, "scalar"}, {14, "join"}}) {
+    const int n = board_kernel.first;  // named, not bound: clang 14 cannot capture a binding
+    const std::string& kernel = board_kernel.second;
     CountConfig one;
     one.n = n;
     one.threads = 2;

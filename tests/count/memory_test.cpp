@@ -29,14 +29,14 @@ TEST(Memory, JoinScratchGrowsWithTheBoardAndIsBounded) {
   EXPECT_EQ(kernel_scratch_bytes(nullptr, 20), 0u);
   EXPECT_EQ(kernel_scratch_bytes(find_kernel("reference"), 20), 0u);
   std::uint64_t last = 0;
-  for (int n = 4; n <= kMaxCountN; ++n) {
+  for (int n = 4; n <= kMaxN; ++n) {
     const std::uint64_t bytes = kernel_scratch_bytes(join, n);
     EXPECT_GE(bytes, last) << n;
     EXPECT_LE(bytes, detail::kJoinScratchBytes) << n;
     last = bytes;
   }
   // It levels off where the kernel's caps take over, many times above n = 18's.
-  EXPECT_EQ(kernel_scratch_bytes(join, kMaxCountN), kernel_scratch_bytes(join, kMaxCountN - 1));
+  EXPECT_EQ(kernel_scratch_bytes(join, kMaxN), kernel_scratch_bytes(join, kMaxN - 1));
   EXPECT_GT(last, 5 * kernel_scratch_bytes(join, 18));
 }
 

@@ -85,7 +85,7 @@ TEST(Runner, RejectsBadConfig) {
   CountConfig c;
   c.n = 0;
   EXPECT_FALSE(count(c).ok());
-  c.n = kMaxCountN + 1;
+  c.n = kMaxN + 1;
   EXPECT_FALSE(count(c).ok());
   c.n = 8;
   c.kernel = "warp-drive";

@@ -54,8 +54,8 @@ std::string split_depth_note(const CountConfig& config, const Kernel& chosen) {
 // The checks count() makes, and the kernel they leave.
 Expected<const Kernel*> checked_kernel(const CountConfig& config) {
   const int n = config.n;
-  if (n < 1 || n > kMaxCountN)
-    return Error{"n must be between 1 and " + std::to_string(kMaxCountN) + ", got " +
+  if (n < 1 || n > kMaxN)
+    return Error{"n must be between 1 and " + std::to_string(kMaxN) + ", got " +
                  std::to_string(n)};
   if (config.threads < 0 || config.threads > kMaxThreads)
     return Error{"threads must be between 1 and " + std::to_string(kMaxThreads) +
