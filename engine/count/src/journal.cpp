@@ -416,21 +416,21 @@ void FileJournal::writer_loop() {
   }
 }
 
-Expected<bool> FileJournal::write_out(std::vector<unsigned char>& bytes) {
+Expected<void> FileJournal::write_out(std::vector<unsigned char>& bytes) {
   // Called with write_mu_ held. One write() of whole records: only the tail can tear.
   if (!error_.empty()) return Error{error_};
-  if (bytes.empty()) return true;
+  if (bytes.empty()) return {};
   if (!write_all(fd_, bytes.data(), bytes.size()) || ::fdatasync(fd_) != 0) {
     error_ = sys_error("cannot write", path_);
     return Error{error_};
   }
   bytes.clear();
-  return true;
+  return {};
 }
 
-Expected<bool> FileJournal::flush() {
+Expected<void> FileJournal::flush() {
   std::lock_guard write_lock(write_mu_);
-  if (fd_ < 0) return error_.empty() ? Expected<bool>(true) : Expected<bool>(Error{error_});
+  if (fd_ < 0) return error_.empty() ? Expected<void>() : Expected<void>(Error{error_});
   std::vector<unsigned char> out;
   {
     std::lock_guard lock(buffer_mu_);
@@ -439,7 +439,7 @@ Expected<bool> FileJournal::flush() {
   return write_out(out);
 }
 
-Expected<bool> FileJournal::close() {
+Expected<void> FileJournal::close() {
   {
     std::lock_guard lock(wake_mu_);
     stop_ = true;
