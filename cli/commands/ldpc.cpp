@@ -61,44 +61,24 @@ bool parse_blocks(const std::string& text, std::uint64_t& J, std::uint64_t& K) {
   return number(all.substr(0, comma), J) && number(all.substr(comma + 1), K);
 }
 
-}  // namespace
-
-int run_solve_ldpc(const SolveArgs& args) {
-  const auto start = std::chrono::steady_clock::now();
-  std::uint64_t J = 0, K = 0;
-  if (!parse_blocks(args.ldpc, J, K)) {
-    print_error("--ldpc '" + args.ldpc +
-                "' is not J,K; expected two whole numbers, block rows and block columns, e.g. 3,5");
-    return 2;
-  }
+// Why --ldpc's arguments cannot run (empty when they can), with J and K read.
+std::string ldpc_arguments_error(const SolveArgs& args, std::uint64_t& J, std::uint64_t& K) {
+  if (!parse_blocks(args.ldpc, J, K))
+    return "--ldpc '" + args.ldpc +
+           "' is not J,K; expected two whole numbers, block rows and block columns, e.g. 3,5";
   if (!args.modular || args.n == 0 || !args.batch.empty() || args.solutions != 1 ||
-      args.format != "perm" || args.runs != 0) {
-    print_error(
-        "--ldpc J,K needs --modular and --n N, and takes no --batch, --solutions, --runs or "
-        "--format (H is written as a MatrixMarket pattern)");
-    return 2;
-  }
-  if (args.n % 2 == 0 || args.n % 3 == 0) {
-    print_error("--modular needs gcd(n, 6) = 1: no modular (toroidal) solution exists for n = " +
-                std::to_string(args.n));
-    return 2;
-  }
-  const std::string path = args.output.empty() ? "-" : args.output;
-  if (args.json && path == "-") {
-    print_error("--ldpc with --json needs --output FILE for H (stdout carries the report)");
-    return 2;
-  }
-  const auto n = static_cast<std::uint64_t>(args.n);
-  const bool paper = args.ldpc_layout == "paper";
-  const Expected<LdpcMatrix> shape =
-      ldpc_shape(n, J, K, paper ? LdpcLayout::kPaper : LdpcLayout::kProduct);
-  if (!shape.ok()) {
-    print_error(shape.error().message);
-    return 2;
-  }
-  const LdpcMatrix& h = *shape;
-  const std::optional<std::uint64_t> memory_limit = solve_memory_limit(args);
-  if (!memory_limit) return 2;
+      args.format != "perm" || args.runs != 0)
+    return "--ldpc J,K needs --modular and --n N, and takes no --batch, --solutions, --runs or "
+           "--format (H is written as a MatrixMarket pattern)";
+  if (args.n % 2 == 0 || args.n % 3 == 0)
+    return "--modular needs gcd(n, 6) = 1: no modular (toroidal) solution exists for n = " +
+           std::to_string(args.n);
+  if (args.json && (args.output.empty() || args.output == "-"))
+    return "--ldpc with --json needs --output FILE for H (stdout carries the report)";
+  return "";
+}
+
+SolveConfig ldpc_solve_config(const SolveArgs& args) {
   SolveConfig config;
   config.n = args.n;
   config.modular = true;
@@ -111,6 +91,125 @@ int run_solve_ldpc(const SolveArgs& args) {
     std::random_device device;
     config.seed = ((std::uint64_t{device()} << 32) | device()) & 0x7fffffffffffffffULL;
   }
+  return config;
+}
+
+// Writes H's text after `header`, a chunk of ones at a time (made, checked, formatted,
+// written), under a progress line. 0 when all of it is written, else the exit status, its
+// message printed.
+int write_ldpc(OutputFile& sink, const std::string& header, const Permutation& p,
+               const LdpcMatrix& h, LdpcChecker& checker, Monitor& monitor,
+               const SolveConfig& config, std::chrono::steady_clock::time_point start) {
+  std::vector<LdpcEntry> chunk;
+  std::string text = header;
+  try {
+    chunk.reserve(kOnesPerChunk);
+    text.reserve(header.size() + kOnesPerChunk * kEntryChars);
+  } catch (const std::bad_alloc&) {
+    print_error("--ldpc: out of memory for the buffers that write H; nothing written");
+    return 2;
+  }
+  std::atomic<std::uint64_t> written{0};
+  std::string error;
+  bool ok = true, stopped = false;
+  {
+    ProgressLine line(
+        [&](double elapsed) { return writing_text("H", "ones", written.load(), h.ones, elapsed); },
+        stderr_is_terminal());
+    ok = sink.write(text, &error);
+    for (std::uint64_t first = 0; ok && first < h.ones; first += kOnesPerChunk) {
+      if (write_stopped(monitor, config, start)) {
+        stopped = true;
+        break;
+      }
+      chunk.clear();
+      ldpc_entries(p, h, first, kOnesPerChunk, chunk);
+      checker.add(chunk.data(), chunk.size());
+      text.resize(chunk.size() * kEntryChars);
+      char* at = text.data();
+      for (const auto& [r, c] : chunk) {
+        at = std::to_chars(at, at + 10, r + 1ULL).ptr;
+        *at++ = ' ';
+        at = std::to_chars(at, at + 10, c + 1ULL).ptr;
+        *at++ = '\n';
+      }
+      ok = sink.write(std::string_view(text.data(), static_cast<std::size_t>(at - text.data())),
+                      &error);
+      written.store(first + chunk.size(), std::memory_order_relaxed);
+    }
+  }
+  if (ok && stopped) return report_write_stopped(monitor, config, config.n);
+  if (!ok || !sink.commit(&error)) {
+    print_error(error);
+    return 2;
+  }
+  return 0;
+}
+
+// The report of a written H: its shape, its weights and its 4-cycles, as JSON or one line.
+void report_ldpc(const SolveArgs& args, const LdpcMatrix& h, const LdpcCheck& check,
+                 std::uint64_t J, std::uint64_t K, std::uint64_t seed,
+                 const std::string& modular_route, std::uint64_t text_bytes,
+                 const std::string& path) {
+  const auto n = static_cast<std::uint64_t>(args.n);
+  if (args.json) {
+    nlohmann::json j{{"n", n},
+                     {"seed", seed},
+                     {"modular", modular_route},
+                     {"J", J},
+                     {"K", K},
+                     {"layout", args.ldpc_layout},
+                     {"row_multipliers", h.multipliers},
+                     {"rows", h.rows},
+                     {"columns", h.columns},
+                     {"ones", h.ones},
+                     {"bytes", text_bytes},
+                     {"row_weight", {check.min_row_weight, check.max_row_weight}},
+                     {"column_weight", {check.min_column_weight, check.max_column_weight}},
+                     {"four_cycles", check.four_cycles},
+                     {"girth_at_least_6", check.girth_at_least_6()},
+                     {"output", path}};
+    std::cout << j.dump() << "\n";
+    return;
+  }
+  auto weight = [](std::uint64_t lo, std::uint64_t hi) {
+    return lo == hi ? std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi);
+  };
+  std::ostream& out = path == "-" ? std::cerr : std::cout;
+  out << "ldpc ("
+      << (args.ldpc_layout == "paper" ? "paper layout, shifts m(j)*k"
+                                      : "product layout, shifts j*k")
+      << "): H is " << h.rows << " x " << h.columns << " (" << J << " x " << K << " blocks of " << n
+      << " x " << n << "), " << h.ones << " ones, row weight "
+      << weight(check.min_row_weight, check.max_row_weight) << ", column weight "
+      << weight(check.min_column_weight, check.max_column_weight) << ", "
+      << (check.girth_at_least_6() ? "no 4-cycles (girth >= 6)"
+                                   : std::to_string(check.four_cycles) + " 4-cycles")
+      << "\n";
+}
+
+}  // namespace
+
+int run_solve_ldpc(const SolveArgs& args) {
+  const auto start = std::chrono::steady_clock::now();
+  std::uint64_t J = 0, K = 0;
+  if (const std::string bad = ldpc_arguments_error(args, J, K); !bad.empty()) {
+    print_error(bad);
+    return 2;
+  }
+  const std::string path = args.output.empty() ? "-" : args.output;
+  const auto n = static_cast<std::uint64_t>(args.n);
+  const bool paper = args.ldpc_layout == "paper";
+  const Expected<LdpcMatrix> shape =
+      ldpc_shape(n, J, K, paper ? LdpcLayout::kPaper : LdpcLayout::kProduct);
+  if (!shape.ok()) {
+    print_error(shape.error().message);
+    return 2;
+  }
+  const LdpcMatrix& h = *shape;
+  const std::optional<std::uint64_t> memory_limit = solve_memory_limit(args);
+  if (!memory_limit) return 2;
+  const SolveConfig config = ldpc_solve_config(args);
   // The peak: the solve, the weight counters, one chunk of ones and its text. H's text itself is
   // streamed to the file, never held.
   const std::uint64_t need = solve_memory_estimate(config) + LdpcChecker::bytes(h) +
@@ -154,87 +253,12 @@ int run_solve_ldpc(const SolveArgs& args) {
     print_error(checker.error().message);
     return 2;
   }
-  // H a chunk of ones at a time: made, counted, formatted, written.
-  const Permutation& p = solved->solutions.front();
-  std::vector<LdpcEntry> chunk;
-  std::string text = header;
-  try {
-    chunk.reserve(kOnesPerChunk);
-    text.reserve(header.size() + kOnesPerChunk * kEntryChars);
-  } catch (const std::bad_alloc&) {
-    print_error("--ldpc: out of memory for the buffers that write H; nothing written");
-    return 2;
-  }
-  std::atomic<std::uint64_t> written{0};
-  bool stopped = false;
-  {
-    ProgressLine line(
-        [&](double elapsed) { return writing_text("H", "ones", written.load(), h.ones, elapsed); },
-        stderr_is_terminal());
-    bool ok = sink.write(text, &error);
-    for (std::uint64_t first = 0; ok && first < h.ones; first += kOnesPerChunk) {
-      if (write_stopped(monitor, config, start)) {
-        stopped = true;
-        break;
-      }
-      chunk.clear();
-      ldpc_entries(p, h, first, kOnesPerChunk, chunk);
-      checker.value().add(chunk.data(), chunk.size());
-      text.resize(chunk.size() * kEntryChars);
-      char* at = text.data();
-      for (const auto& [r, c] : chunk) {
-        at = std::to_chars(at, at + 10, r + 1ULL).ptr;
-        *at++ = ' ';
-        at = std::to_chars(at, at + 10, c + 1ULL).ptr;
-        *at++ = '\n';
-      }
-      ok = sink.write(std::string_view(text.data(), static_cast<std::size_t>(at - text.data())),
-                      &error);
-      written.store(first + chunk.size(), std::memory_order_relaxed);
-    }
-    if (!ok) {
-      print_error(error);
-      return 2;
-    }
-  }
-  if (stopped) return report_write_stopped(monitor, config, args.n);
-  if (!sink.commit(&error)) {
-    print_error(error);
-    return 2;
-  }
+  if (const int status = write_ldpc(sink, header, solved->solutions.front(), h, checker.value(),
+                                    monitor, config, start);
+      status != 0)
+    return status;
   const LdpcCheck check = checker->result();
-  if (args.json) {
-    nlohmann::json j{{"n", n},
-                     {"seed", solved->seed},
-                     {"modular", solved->modular_route},
-                     {"J", J},
-                     {"K", K},
-                     {"layout", args.ldpc_layout},
-                     {"row_multipliers", h.multipliers},
-                     {"rows", h.rows},
-                     {"columns", h.columns},
-                     {"ones", h.ones},
-                     {"bytes", text_bytes},
-                     {"row_weight", {check.min_row_weight, check.max_row_weight}},
-                     {"column_weight", {check.min_column_weight, check.max_column_weight}},
-                     {"four_cycles", check.four_cycles},
-                     {"girth_at_least_6", check.girth_at_least_6()},
-                     {"output", path}};
-    std::cout << j.dump() << "\n";
-  } else {
-    auto weight = [](std::uint64_t lo, std::uint64_t hi) {
-      return lo == hi ? std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi);
-    };
-    std::ostream& out = path == "-" ? std::cerr : std::cout;
-    out << "ldpc (" << (paper ? "paper layout, shifts m(j)*k" : "product layout, shifts j*k")
-        << "): H is " << h.rows << " x " << h.columns << " (" << J << " x " << K << " blocks of "
-        << n << " x " << n << "), " << h.ones << " ones, row weight "
-        << weight(check.min_row_weight, check.max_row_weight) << ", column weight "
-        << weight(check.min_column_weight, check.max_column_weight) << ", "
-        << (check.girth_at_least_6() ? "no 4-cycles (girth >= 6)"
-                                     : std::to_string(check.four_cycles) + " 4-cycles")
-        << "\n";
-  }
+  report_ldpc(args, h, check, J, K, solved->seed, solved->modular_route, text_bytes, path);
   return check.girth_at_least_6() ? 0 : 1;
 }
 

@@ -586,71 +586,13 @@ int run_solve_runs(const SolveArgs& args, SolveConfig config) {
   return 0;
 }
 
-}  // namespace
-
-int run_solve(const SolveArgs& args) {
-  const auto start = std::chrono::steady_clock::now();
-  if (args.method == kBlnqMethodName) {
-    SolveArgs blnq = args;
-    if (blnq.budget.empty()) blnq.budget = "n2";
-    if (blnq.runs == 0) blnq.runs = 1;
-    if (blnq.budget_rule.empty()) blnq.budget_rule = "consecutive";
-    return run_solve_blnq(blnq);
-  }
-  if (!args.budget.empty() || !args.budget_rule.empty()) {
-    print_error("--budget and --budget-rule apply to --method blnq only");
-    return 2;
-  }
-  // --output - (or /dev/stdout) and the JSON record would share standard output.
-  if (const std::string bad = outputs_error({{"--output", args.output}}, args.json); !bad.empty()) {
-    print_error(bad);
-    return 2;
-  }
-  if (args.ldpc.empty() && args.given.count("--ldpc-layout")) {
-    print_error("--ldpc-layout applies to --ldpc J,K only");
-    return 2;
-  }
-  if (!args.ldpc.empty()) return run_solve_ldpc(args);
-  const bool batch = !args.batch.empty();
-  if (batch == (args.n != 0)) {
-    print_error(batch ? "give either --n or --batch, not both"
-                      : "solve needs --n N (or --batch FILE)");
-    return 2;
-  }
-  const std::optional<std::uint64_t> memory_limit = solve_memory_limit(args);
-  if (!memory_limit) return 2;
-  SolveConfig config;
-  parse_solve_method(args.method, config.method);  // the option table allows only known names
-  config.seed = args.seed >= 0 ? static_cast<std::uint64_t>(args.seed) : draw_seed();
-  config.threads = args.threads;
-  config.solutions = args.solutions;
-  config.modular = args.modular;
-  config.max_tries = args.max_tries;
-  config.max_restarts = static_cast<std::uint64_t>(args.max_restarts);
-  config.time_limit_seconds = args.time_limit;
-  config.memory_limit = *memory_limit;
-  if (!(args.time_limit >= 0) || args.time_limit > 1e9) {
-    print_error("--time-limit " + seconds_text(args.time_limit) +
-                " is out of range; give seconds in 0..1e9 (0: no limit)");
-    return 2;
-  }
-  if (args.max_tries > 0 && config.method != SolveMethod::swap) {
-    print_error("--max-tries applies to --method swap only");
-    return 2;
-  }
-  if (args.runs != 0) return run_solve_runs(args, config);
-  if (args.json && args.output.empty() && args.given.count("--format")) {
-    print_error(
-        "--format applies to the solution written to --output; with --json and no --output "
-        "stdout carries the JSON record (add --output FILE or drop --format)");
-    return 2;
-  }
-  warn_if_oversubscribed(args.threads);
-
-  std::vector<long long> sizes;
-  std::string error;
-  Batch batch_file;  // a bad entry is reported and skipped; the good ones are solved
-  if (batch) {
+// The sizes a run solves: --n's, or the --batch file's good entries (its bad ones in
+// `batch_file`), checked against the format, the output and --modular. 0, or the exit status
+// after its message.
+int read_sizes(const SolveArgs& args, const SolveConfig& config, Batch& batch_file,
+               std::vector<long long>& sizes) {
+  if (!args.batch.empty()) {
+    std::string error;
     if (!read_batch(args.batch, batch_file, error)) {
       print_error(error);
       return 2;
@@ -694,30 +636,23 @@ int run_solve(const SolveArgs& args) {
             std::to_string(n));
         return 2;
       }
-  // Solutions go to stdout, or to --output (base/file_io.hpp says how it is written).
-  OutputFile sink(args.output.empty() ? "-" : args.output, "--output");
-  if (!sink.open(&error)) {
-    print_error(error);
-    return 2;
-  }
-  const bool json_to_stdout = args.json;
-  // With --json and no --output, stdout carries the record (which holds the solution).
-  const bool write_formatted = !(args.json && args.output.empty());
+  return 0;
+}
 
-  // The bad entries, each on its line, before the work; the summary after it.
-  for (const BatchEntryError& e : batch_file.errors) print_error(e.message);
-
-  Monitor monitor;
-  SignalScope signals(monitor);
-  // A size's result, once per distinct size: a solve depends on its n and the seed only (not on
-  // the thread count or timing), so a size repeated in a batch repeats its first result, and a
-  // batch of many sizes costs the distinct ones. `solved[k]` indexes sizes[k]'s result.
+// A run's sizes and their results, once per distinct size: a solve depends on its n and the
+// seed only (not on the thread count or timing), so a size repeated in a batch repeats its first
+// result, and a batch of many sizes costs the distinct ones. `solved[k]` indexes sizes[k]'s
+// result.
+struct Solved {
+  std::vector<long long> sizes;
+  Batch batch_file;  // a bad entry is reported and skipped; the good ones are solved
   std::vector<SolveResult> results;
   std::vector<std::size_t> solved;
   std::unordered_map<long long, std::size_t> result_of;
+
   // The batch's record: every size solved so far, in order (with `with_solutions`, each
   // solution up to kRecordSolutionMaxN), the bad entries, the output.
-  auto batch_record = [&](bool with_solutions) {
+  nlohmann::json batch_record(const SolveArgs& args, bool with_solutions) const {
     nlohmann::json all = nlohmann::json::array();
     for (const std::size_t k : solved) {
       const SolveResult& r = results[k];
@@ -737,14 +672,49 @@ int run_solve(const SolveArgs& args) {
       j["bad_entries"] = bad;
     }
     return j;
-  };
-  SolveThreads threads(config.threads);  // one arena for the whole batch
-  for (std::size_t k = 0; k < sizes.size(); ++k) {
-    if (const auto it = result_of.find(sizes[k]); it != result_of.end()) {
-      solved.push_back(it->second);
+  }
+};
+
+// What a size that could not be solved prints: the record that says why (a failed batch's
+// record holds the sizes solved before it, without their solutions, and the failed one), and
+// its exit status.
+int report_failed_size(const SolveArgs& args, const Solved& s, const SolveResult& out, int status) {
+  const bool batch = !args.batch.empty();
+  nlohmann::json failed = record(out, false, "");
+  failed["status"] = failure_status(out.status);
+  if (out.status == SolveStatus::no_solution) failed.erase("verified");
+  if (args.json) {
+    if (batch) {
+      nlohmann::json j = s.batch_record(args, false);
+      j["runs"].push_back(failed);
+      j["status"] = failure_status(out.status);
+      std::cout << j.dump() << "\n";
+    } else {
+      std::cout << failed.dump() << "\n";
+    }
+  }
+  // Bad entries keep their status 2 (bad input) over a search's limit; a signal's status stays
+  // what a scheduler expects.
+  if (!s.batch_file.errors.empty() && out.status != SolveStatus::cancelled) {
+    std::cout.flush();
+    print_error(batch_summary(args.batch, s.batch_file, s.sizes.size(), true));
+    return 2;
+  }
+  return status;
+}
+
+// Solves every distinct size in turn, on one arena for the whole batch. 0, or the exit status
+// after its message.
+int solve_sizes(const SolveArgs& args, SolveConfig config, Monitor& monitor,
+                std::chrono::steady_clock::time_point start, Solved& s) {
+  const bool batch = !args.batch.empty();
+  SolveThreads threads(config.threads);
+  for (std::size_t k = 0; k < s.sizes.size(); ++k) {
+    if (const auto it = s.result_of.find(s.sizes[k]); it != s.result_of.end()) {
+      s.solved.push_back(it->second);
       continue;
     }
-    config.n = sizes[k];
+    config.n = s.sizes[k];
     if (config.time_limit_seconds > 0) {  // the limit is the whole run's, as writing's
       config.time_limit_seconds = std::max(
           1e-9,
@@ -752,103 +722,179 @@ int run_solve(const SolveArgs& args) {
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
     Expected<SolveResult> out = solve(config, &monitor, threads);
+    const std::string where =
+        batch ? args.batch + ": n = " + std::to_string(s.sizes[k]) + ": " : "";
     if (!out.ok()) {
-      print_error((batch ? args.batch + ": n = " + std::to_string(sizes[k]) + ": " : "") +
-                  out.error().message);
+      print_error(where + out.error().message);
       return 2;
     }
-    const std::string where = batch ? args.batch + ": n = " + std::to_string(sizes[k]) + ": " : "";
     // No solution (n = 2, 3) is a record, not the batch's end.
     if (!(batch && out->status == SolveStatus::no_solution)) {
       SolveConfig as_given = config;
       as_given.time_limit_seconds = args.time_limit;
-      if (const int status = report_solve_failure(*out, as_given, where); status != 0) {
-        // The record says why, as a batch record does; a failed batch's record holds the sizes
-        // solved before it, without their solutions (nothing is written), and the failed one.
-        nlohmann::json failed = record(*out, false, "");
-        failed["status"] = failure_status(out->status);
-        if (out->status == SolveStatus::no_solution) failed.erase("verified");
-        if (args.json) {
-          if (batch) {
-            nlohmann::json j = batch_record(false);
-            j["runs"].push_back(failed);
-            j["status"] = failure_status(out->status);
-            std::cout << j.dump() << "\n";
-          } else {
-            std::cout << failed.dump() << "\n";
-          }
-        }
-        // Bad entries keep their status 2 (bad input) over a search's limit; a signal's
-        // status stays what a scheduler expects.
-        if (!batch_file.errors.empty() && out->status != SolveStatus::cancelled) {
-          std::cout.flush();
-          print_error(batch_summary(args.batch, batch_file, sizes.size(), true));
-          return 2;
-        }
-        return status;
-      }
+      if (const int status = report_solve_failure(*out, as_given, where); status != 0)
+        return report_failed_size(args, s, *out, status);
     }
-    result_of.emplace(sizes[k], results.size());
-    solved.push_back(results.size());
-    results.push_back(std::move(out.value()));
+    s.result_of.emplace(s.sizes[k], s.results.size());
+    s.solved.push_back(s.results.size());
+    s.results.push_back(std::move(out.value()));
   }
+  return 0;
+}
 
-  if (write_formatted) {
-    if (batch) {
-      NumberWriter w(sink.stdio());
-      for (const std::size_t k : solved) {
-        const SolveResult& r = results[k];
-        if (r.status == SolveStatus::no_solution)
-          w.text("no solution\n");
-        else
-          write_perm(w, r.solutions.front());
-      }
-    } else if (!sink.is_stdout() && args.solutions == 1 && args.format != "board" &&
-               results.front().n >= kLargeWriteFromN) {
-      // Seconds of writing at large n: a progress line (on a terminal), and a signal or the
-      // time limit ends it with nothing written.
-      SolveConfig as_given = config;
-      as_given.time_limit_seconds = args.time_limit;
-      std::atomic<std::uint64_t> columns{0};
-      const auto total = static_cast<std::uint64_t>(results.front().n);
-      int failed = 0;
-      {
-        ProgressLine line(
-            [&](double elapsed) {
-              return writing_text("the solution", "columns", columns.load(), total, elapsed);
-            },
-            stderr_is_terminal());
-        failed = write_large_solution(
-            sink.fd(), args.format, results.front(), args.threads,
-            [&] { return write_stopped(monitor, as_given, start); }, columns);
-      }
-      if (failed == -1) return report_write_stopped(monitor, as_given, results.front().n);
-      // A FIFO whose reader went away (EPIPE) ends the output, as for every stream.
-      if (failed != 0 && failed != EPIPE) {
-        print_error("cannot write --output '" + args.output + "': " + std::strerror(failed));
-        return 2;
-      }
-    } else {
-      write_solutions(sink.stdio(), args.format, results.front(), args.solutions > 1);
+// Writes the solutions in the format asked for: a batch's one line a size; a large solution to
+// a file with a progress line (a signal or the time limit ends it with nothing written); else
+// through stdio. 0, or the exit status after its message.
+int write_formatted(const SolveArgs& args, const SolveConfig& config, const Solved& s,
+                    OutputFile& sink, const Monitor& monitor,
+                    std::chrono::steady_clock::time_point start) {
+  if (!args.batch.empty()) {
+    NumberWriter w(sink.stdio());
+    for (const std::size_t k : s.solved) {
+      const SolveResult& r = s.results[k];
+      if (r.status == SolveStatus::no_solution)
+        w.text("no solution\n");
+      else
+        write_perm(w, r.solutions.front());
     }
+    return 0;
   }
+  const SolveResult& first = s.results.front();
+  if (sink.is_stdout() || args.solutions != 1 || args.format == "board" ||
+      first.n < kLargeWriteFromN) {
+    write_solutions(sink.stdio(), args.format, first, args.solutions > 1);
+    return 0;
+  }
+  SolveConfig as_given = config;
+  as_given.time_limit_seconds = args.time_limit;
+  std::atomic<std::uint64_t> columns{0};
+  const auto total = static_cast<std::uint64_t>(first.n);
+  int failed = 0;
+  {
+    ProgressLine line(
+        [&](double elapsed) {
+          return writing_text("the solution", "columns", columns.load(), total, elapsed);
+        },
+        stderr_is_terminal());
+    failed = write_large_solution(
+        sink.fd(), args.format, first, args.threads,
+        [&] { return write_stopped(monitor, as_given, start); }, columns);
+  }
+  if (failed == -1) return report_write_stopped(monitor, as_given, first.n);
+  // A FIFO whose reader went away (EPIPE) ends the output, as for every stream.
+  if (failed != 0 && failed != EPIPE) {
+    print_error("cannot write --output '" + args.output + "': " + std::strerror(failed));
+    return 2;
+  }
+  return 0;
+}
+
+// The checks of options that belong to other routes, before any is taken. Empty when none
+// fails.
+std::string misplaced_option(const SolveArgs& args) {
+  if (!args.budget.empty() || !args.budget_rule.empty())
+    return "--budget and --budget-rule apply to --method blnq only";
+  // --output - (or /dev/stdout) and the JSON record would share standard output.
+  if (std::string bad = outputs_error({{"--output", args.output}}, args.json); !bad.empty())
+    return bad;
+  if (args.ldpc.empty() && args.given.count("--ldpc-layout"))
+    return "--ldpc-layout applies to --ldpc J,K only";
+  return "";
+}
+
+// The search's configuration from the arguments (the option table allows only known methods).
+SolveConfig solve_config(const SolveArgs& args, std::uint64_t memory_limit) {
+  SolveConfig config;
+  parse_solve_method(args.method, config.method);
+  config.seed = args.seed >= 0 ? static_cast<std::uint64_t>(args.seed) : draw_seed();
+  config.threads = args.threads;
+  config.solutions = args.solutions;
+  config.modular = args.modular;
+  config.max_tries = args.max_tries;
+  config.max_restarts = static_cast<std::uint64_t>(args.max_restarts);
+  config.time_limit_seconds = args.time_limit;
+  config.memory_limit = memory_limit;
+  return config;
+}
+
+}  // namespace
+
+int run_solve(const SolveArgs& args) {
+  const auto start = std::chrono::steady_clock::now();
+  if (args.method == kBlnqMethodName) {
+    SolveArgs blnq = args;
+    if (blnq.budget.empty()) blnq.budget = "n2";
+    if (blnq.runs == 0) blnq.runs = 1;
+    if (blnq.budget_rule.empty()) blnq.budget_rule = "consecutive";
+    return run_solve_blnq(blnq);
+  }
+  if (const std::string bad = misplaced_option(args); !bad.empty()) {
+    print_error(bad);
+    return 2;
+  }
+  if (!args.ldpc.empty()) return run_solve_ldpc(args);
+  const bool batch = !args.batch.empty();
+  if (batch == (args.n != 0)) {
+    print_error(batch ? "give either --n or --batch, not both"
+                      : "solve needs --n N (or --batch FILE)");
+    return 2;
+  }
+  const std::optional<std::uint64_t> memory_limit = solve_memory_limit(args);
+  if (!memory_limit) return 2;
+  const SolveConfig config = solve_config(args, *memory_limit);
+  if (!(args.time_limit >= 0) || args.time_limit > 1e9) {
+    print_error("--time-limit " + seconds_text(args.time_limit) +
+                " is out of range; give seconds in 0..1e9 (0: no limit)");
+    return 2;
+  }
+  if (args.max_tries > 0 && config.method != SolveMethod::swap) {
+    print_error("--max-tries applies to --method swap only");
+    return 2;
+  }
+  if (args.runs != 0) return run_solve_runs(args, config);
+  if (args.json && args.output.empty() && args.given.count("--format")) {
+    print_error(
+        "--format applies to the solution written to --output; with --json and no --output "
+        "stdout carries the JSON record (add --output FILE or drop --format)");
+    return 2;
+  }
+  warn_if_oversubscribed(args.threads);
+  Solved s;
+  if (const int status = read_sizes(args, config, s.batch_file, s.sizes); status != 0)
+    return status;
+  // Solutions go to stdout, or to --output (base/file_io.hpp says how it is written).
+  OutputFile sink(args.output.empty() ? "-" : args.output, "--output");
+  std::string error;
+  if (!sink.open(&error)) {
+    print_error(error);
+    return 2;
+  }
+  // The bad entries, each on its line, before the work; the summary after it.
+  for (const BatchEntryError& e : s.batch_file.errors) print_error(e.message);
+  Monitor monitor;
+  SignalScope signals(monitor);
+  if (const int status = solve_sizes(args, config, monitor, start, s); status != 0) return status;
+  // With --json and no --output, stdout carries the record (which holds the solution).
+  if (!(args.json && args.output.empty()))
+    if (const int status = write_formatted(args, config, s, sink, monitor, start); status != 0)
+      return status;
   if (!sink.commit(&error)) {
     print_error(error);
     return 2;
   }
-  if (json_to_stdout) {
+  if (args.json) {
     if (batch) {
-      nlohmann::json j = batch_record(true);
+      nlohmann::json j = s.batch_record(args, true);
       if (!args.output.empty() && args.output != "-") j["output"] = args.output;
       std::cout << j.dump() << "\n";
     } else {
-      const SolveResult& r = results.front();
+      const SolveResult& r = s.results.front();
       std::cout << record(r, r.n <= kRecordSolutionMaxN, args.output).dump() << "\n";
     }
   }
-  if (!batch_file.errors.empty()) {
+  if (!s.batch_file.errors.empty()) {
     std::cout.flush();  // the record first, then the line that says the batch had bad entries
-    print_error(batch_summary(args.batch, batch_file, sizes.size()));
+    print_error(batch_summary(args.batch, s.batch_file, s.sizes.size()));
     return 2;
   }
   return 0;

@@ -358,6 +358,32 @@ AttemptOutcome qs4_search(const AttemptOptions& o, bool tiled, Permutation& rows
 // `tiled` false: one tile holding the whole board (the start-up of plain QS4, with bitsets).
 // Returns `stopped` when `stop` fired, `failed` when no deal was found, else `solved` (`plan` is
 // made).
+// Which row block goes with which column block (order[k]: the column block that gets row block
+// k). A uniformly random deal gives clumps: blocks with equal b + sigma(b) (or b - sigma(b)) want
+// the same diagonals. An m-queens solution as the deal puts at most one block on each block
+// diagonal. It is found by this same QS4, but untiled (one tile: m = n / 512 is at most 4
+// million, a fraction of a second): a tiled deal has coarse structure of its own (its row blocks
+// dealt by a still smaller solution) that shows through as many more columns failing in their
+// tiles, and a longer leftover pass.
+AttemptOutcome deal_row_blocks(Rng& rng, const StopSignal& stop,
+                               std::vector<std::uint32_t>& order) {
+  const auto m = static_cast<std::uint32_t>(order.size());
+  if (m < 4) {
+    std::iota(order.begin(), order.end(), 0u);
+    return AttemptOutcome::solved;
+  }
+  Permutation deal;
+  AttemptOutcome dealt = AttemptOutcome::failed;
+  for (std::uint64_t k = 0; k < kDealAttempts && dealt == AttemptOutcome::failed; ++k) {
+    AttemptStats ignored;
+    const AttemptOptions sub{m, mix_seed(rng.next(), k), false, false, 0};
+    dealt = qs4_search(sub, false, deal, stop, ignored);
+  }
+  if (dealt != AttemptOutcome::solved) return dealt;
+  for (std::uint32_t b = 0; b < m; ++b) order[deal[b]] = b;
+  return AttemptOutcome::solved;
+}
+
 AttemptOutcome plan_blocks(const Board& board, Rng& rng, bool tiled, const StopSignal& stop,
                            BlockPlan& plan) {
   const std::uint32_t n = board.n;
@@ -375,26 +401,10 @@ AttemptOutcome plan_blocks(const Board& board, Rng& rng, bool tiled, const StopS
     plan.col_start[b] = at;
     at += plan.size[b];
   }
-  // Which row block goes with which column block. A uniformly random deal gives clumps: blocks
-  // with equal b + sigma(b) (or b - sigma(b)) want the same diagonals. An m-queens solution as
-  // the deal puts at most one block on each block diagonal. It is found by this same QS4, but
-  // untiled (one tile: m = n / 512 is at most 4 million, a fraction of a second): a tiled deal
-  // has coarse structure of its own (its row blocks dealt by a still smaller solution) that
-  // shows through as many more columns failing in their tiles, and a longer leftover pass.
   std::vector<std::uint32_t> order(m);  // order[k]: the column block that gets row block k
-  if (m >= 4) {
-    Permutation deal;
-    AttemptOutcome dealt = AttemptOutcome::failed;
-    for (std::uint64_t k = 0; k < kDealAttempts && dealt == AttemptOutcome::failed; ++k) {
-      AttemptStats ignored;
-      const AttemptOptions sub{m, mix_seed(rng.next(), k), false, false, 0};
-      dealt = qs4_search(sub, false, deal, stop, ignored);
-    }
-    if (dealt != AttemptOutcome::solved) return dealt;
-    for (std::uint32_t b = 0; b < m; ++b) order[deal[b]] = b;
-  } else {
-    std::iota(order.begin(), order.end(), 0u);
-  }
+  if (const AttemptOutcome dealt = deal_row_blocks(rng, stop, order);
+      dealt != AttemptOutcome::solved)
+    return dealt;
   at = 0;
   for (std::uint32_t b : order) {
     plan.row_start[b] = at;
