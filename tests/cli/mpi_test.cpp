@@ -143,7 +143,7 @@ TEST(Mpi, CheckpointsAreSharedWithNqcount) {
     std::ifstream f(journal, std::ios::binary);
     bytes.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
   }
-  bytes.resize(64 + (bytes.size() - 64) / 2 / 32 * 32 + 3);
+  bytes.resize(128 + (bytes.size() - 128) / 2 / 32 * 32 + 3);
   std::ofstream(journal, std::ios::binary | std::ios::trunc) << bytes;
   const Outcome resumed = mpi(2, "--n 12 --json --checkpoint " + journal);
   ASSERT_EQ(resumed.status, 0) << resumed.err;
@@ -282,11 +282,11 @@ Outcome interrupted_run(const std::string& journal, const char* sig, const char*
       " " NQCOUNT_MPI_BIN " --n " + std::to_string(n) + " --kernel " + kernel + " --threads 1 " +
       extra + " --checkpoint " + journal + " --checkpoint-every 1 >/dev/null 2>" + err +
       " & m=$!; "
-      // Stopped once the journal holds a record (past its 64-byte header), so that a resume has
+      // Stopped once the journal holds a record (past its 128-byte header), so that a resume has
       // work to take back however slowly the first batches come (a loaded machine).
       "for i in $(seq 1200); do [ -f " +
       journal + " ] && [ $(stat -c %s " + journal +
-      ") -gt 64 ] && break; sleep 0.05; done; sleep 0.5; "
+      ") -gt 128 ] && break; sleep 0.05; done; sleep 0.5; "
       "p=$(for w in $(pgrep -P $m); do pgrep -P $w; done | sort -n | tr \"\\n\" \" \"); "
       "p=${p% }; " +
       kill + "wait $m; echo $?";
@@ -410,12 +410,12 @@ Outcome sbatch(const std::string& dir, const std::string& env, bool terminate) {
       " SLURM_JOB_ID=4242 " + env + " exec " NQ_SOURCE_DIR "/scripts/slurm/nqcount.sbatch";
   if (!terminate) return shell(run + " > " + dir + "/job.out");
   // As Slurm's --signal=B:TERM does: SIGTERM to the batch shell while the step runs, once the
-  // journal holds a record (past its 64-byte header), however loaded the machine.
+  // journal holds a record (past its 128-byte header), however loaded the machine.
   const std::string journal = dir + "/nqcount-n16.ckpt";
   const Outcome r =
       shell("bash -c '" + run + " > " + dir + "/job.out & s=$!; for i in $(seq 1200); do [ -f " +
             journal + " ] && [ $(stat -c %s " + journal +
-            ") -gt 64 ] && break; sleep 0.05; done; sleep 0.2; "
+            ") -gt 128 ] && break; sleep 0.05; done; sleep 0.2; "
             "kill -TERM $s; wait $s; echo $?'");
   return {std::atoi(r.out.c_str()), r.out, r.err};
 }
