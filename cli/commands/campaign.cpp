@@ -35,6 +35,7 @@ std::string task_list(const std::vector<std::uint64_t>& tasks, std::uint64_t of)
 
 // Says, one line each, why the merge gives no count: conflicts first (exit 1 either way).
 void say_incomplete(const MergeResult& m) {
+  if (!m.inconsistent.empty()) print_error(m.inconsistent);
   for (std::size_t i = 0; i < m.conflicts.size() && i < kListed; ++i) {
     const MergeConflict& c = m.conflicts[i];
     print_error("task " + std::to_string(c.task) +

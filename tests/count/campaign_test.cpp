@@ -205,6 +205,21 @@ TEST(Campaign, MergeNamesMissingShardsConflictingTasksAndForeignJournals) {
   EXPECT_FALSE(merge_journals(std::vector<std::string>{temp_path("none.ckpt")}).ok());
 }
 
+TEST(Campaign, ACountThatBreaksTheOrbitsIsNoResult) {
+  // The join's tasks have weight 1: one solution more makes a total that no set of whole orbits
+  // has.
+  const std::vector<std::string> paths = run_campaign(16, 2, "orbits", "join");
+  const auto records = read_journal(paths[1]);
+  ASSERT_TRUE(records.ok() && !records->records.empty());
+  const FinishedSubproblem first = records->records.front();
+  ASSERT_TRUE(change_count(paths[1], first.index, first.tally.solutions + 1));
+  const auto m = merge_journals(paths);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->covered, m->tasks);
+  EXPECT_FALSE(m->complete());
+  EXPECT_NE(m->inconsistent.find("do not add up"), std::string::npos) << m->inconsistent;
+}
+
 TEST(Campaign, StatusCountsShardsAndItsRateIsOfTheLastHour) {
   const int n = 12;
   const std::vector<std::string> paths = run_campaign(n, 4, "status");
