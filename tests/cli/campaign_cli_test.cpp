@@ -126,6 +126,12 @@ TEST(CampaignCli, MissingConflictingAndForeignJournalsExitAsDocumented) {
   expect_usage_error("merge" + joined(paths) + " " + other[0]);
   EXPECT_NE(nqcount("merge" + joined(paths) + " " + other[0]).err.find("different counts"),
             std::string::npos);
+  // Shards of another cut of the same board's plan (--tasks): another count, exit 2.
+  const std::string cut = temp_path("cut-0.ckpt"), finer = temp_path("finer-1.ckpt");
+  ASSERT_EQ(nqcount("--n 16 --threads 2 --shard 0/2 --checkpoint " + cut).status, 0);
+  ASSERT_EQ(nqcount("--n 16 --threads 2 --tasks 3000000 --shard 1/2 --checkpoint " + finer).status,
+            0);
+  expect_usage_error("merge " + cut + " " + finer);
   expect_usage_error("merge " + temp_path("nothing.ckpt"));
 }
 

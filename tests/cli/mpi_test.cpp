@@ -151,6 +151,27 @@ TEST(Mpi, CheckpointsAreSharedWithNqcount) {
   EXPECT_NE(resumed.err.find("torn"), std::string::npos) << resumed.err;
 }
 
+// nqcount merge reads an nqcount-mpi journal as one of a count's journals: alone, and beside a
+// shard of the same plan and cut, whose tasks it records too.
+TEST(Mpi, AJournalOfNqcountMpiIsMergedWithShards) {
+  const std::string journal = temp_path("m16.ckpt"), shard = temp_path("m16-shard.ckpt");
+  const Outcome written = mpi(2, "--n 16 --json --checkpoint " + journal);
+  ASSERT_EQ(written.status, 0) << written.err;
+  const Outcome alone = nqcount("merge --json --verify " + journal);
+  ASSERT_EQ(alone.status, 0) << alone.err;
+  auto same = [](const std::string& merged, const std::string& counted) {
+    const auto a = nlohmann::json::parse(merged), b = nlohmann::json::parse(counted);
+    for (const char* f : {"n", "total", "unique", "orbits", "nodes"})
+      EXPECT_EQ(a[f], b[f]) << f << "\n" << merged << "\n" << counted;
+  };
+  same(alone.out, written.out);
+  ASSERT_EQ(nqcount("--n 16 --shard 1/3 --checkpoint " + shard).status, 0);
+  const Outcome both = nqcount("merge --json " + shard + " " + journal);
+  ASSERT_EQ(both.status, 0) << both.err;
+  same(both.out, written.out);
+  EXPECT_GT(nlohmann::json::parse(both.out)["duplicates"].get<int>(), 0);
+}
+
 // --cross-check under MPI: rank 0 deals each selected subproblem again, as a check, to another
 // rank than the one that counted it; the counts are those of nqcount.
 TEST(Mpi, CrossChecksAreCountedOnAnotherRank) {
