@@ -123,7 +123,7 @@ submitted=$(NQ_N=17 NQ_SHARDS=8 NQ_EXTRA="--kernel scalar" \
 echo "$submitted"
 array=$(sed -n 's/.*job array \([0-9]*\) .*/\1/p' <<< "$submitted")
 final=$(sed -n 's/.*merge and audit: job \([0-9]*\).*/\1/p' <<< "$submitted")
-[ -n "$array" ] && [ -n "$final" ] || fail "no job ids in: $submitted"
+if [ -z "$array" ] || [ -z "$final" ]; then fail "no job ids in: $submitted"; fi
 
 # SIGTERM to the batch script of the first shard seen running with its journal made (so its
 # trap is set and it has counted a little).
