@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -37,6 +38,20 @@ class Expected {
 
  private:
   std::variant<T, Error> v_;
+};
+
+// The outcome of a call that returns nothing but can fail: done, or an Error.
+template <>
+class Expected<void> {
+ public:
+  Expected() = default;
+  Expected(Error error) : error_(std::move(error)) {}  // NOLINT: implicit on purpose
+  bool ok() const { return !error_; }
+  explicit operator bool() const { return ok(); }
+  const Error& error() const { return *error_; }
+
+ private:
+  std::optional<Error> error_;
 };
 
 // The Error of a resource that ran out: an allocation that failed (std::bad_alloc) or a thread

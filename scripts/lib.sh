@@ -2,9 +2,16 @@
 # Sourced, not run. Uses: NQ_ROOT, NQ_BUILD (build folder), NQ_CMAKE_ARGS.
 
 NQ_ROOT=${NQ_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-NQ_PACKAGES=(cmake g++ make pkg-config libtbb-dev libhwloc-dev libcli11-dev libgtest-dev
-             libbenchmark-dev nlohmann-json3-dev hwloc gnuplot-nox time bc
-             libopenmpi-dev openmpi-bin jq)
+# What nqcount needs to build and run: all that scripts/nqcount installs.
+NQ_PACKAGES=(cmake g++ make pkg-config libtbb-dev libhwloc-dev libcli11-dev nlohmann-json3-dev)
+# What the measuring scripts add (their JSON fields, arithmetic, timings, plots, topologies).
+NQ_SCRIPT_PACKAGES=(jq bc time gnuplot-nox hwloc)
+# What the tests add: GoogleTest, Google Benchmark, Open MPI for nqcount-mpi, the scripts'
+# packages; clang, its runtime and lld for the sanitizer and libFuzzer stages (the Release build
+# uses g++); clang-format and python3 for the first stage's checks; man-db and groff-base to
+# render the generated man pages.
+NQ_TEST_PACKAGES=(libgtest-dev libbenchmark-dev libopenmpi-dev openmpi-bin "${NQ_SCRIPT_PACKAGES[@]}"
+                  clang libclang-rt-14-dev lld clang-format python3 man-db groff-base)
 
 # One field of the JSON object on stdin, printed raw (a number as it is, a string unquoted,
 # nothing when the field is absent): nq_field seconds <result.json
@@ -41,24 +48,26 @@ nq_ensure_packages() {
   if [ "$(id -u)" -eq 0 ]; then
     echo "nqcount: installing: $missing" >&2
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >&2 && apt-get install -y -qq $missing >&2 || {
+    apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends $missing >&2 || {
       echo "nqcount: error: apt-get install failed" >&2; return 1; }
   else
-    echo "nqcount: error: missing packages; run: sudo apt-get install -y $missing" >&2
+    echo "nqcount: error: missing packages; run: sudo apt-get install -y --no-install-recommends $missing" >&2
     return 1
   fi
 }
 
-# nq_build DIR [cmake args...]: configure (once) and build everything in DIR.
+# nq_build DIR [TARGET...]: configures DIR (once; again when NQ_RECONFIGURE=1, so that packages
+# installed since are found) and builds the TARGETs in it, or everything.
 # Programs link with lld where it is installed (a test program in a third of GNU ld's time).
 nq_build() {
-  local dir=$1 lld=()
+  local dir=$1 lld=() targets=()
   shift
+  [ $# -gt 0 ] && targets=(--target "$@")
   command -v ld.lld >/dev/null && lld=(-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld)
-  if [ ! -f "$dir/CMakeCache.txt" ]; then
-    cmake -S "$NQ_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=Release "${lld[@]}" "$@" >&2 || return 1
+  if [ ! -f "$dir/CMakeCache.txt" ] || [ "${NQ_RECONFIGURE:-0}" = 1 ]; then
+    cmake -S "$NQ_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=Release "${lld[@]}" >&2 || return 1
   fi
-  cmake --build "$dir" -j "$(nproc)" >&2 || return 1
+  cmake --build "$dir" -j "$(nproc)" "${targets[@]}" >&2 || return 1
 }
 
 # nq_clang_tree DIR: removes the build tree DIR if an older script configured it with another
@@ -85,11 +94,11 @@ nq_address_tree() {
 }
 
 # nq_nqcount: points NQCOUNT at the nqcount binary a script runs: the one NQCOUNT already names,
-# else build/cli/nqcount, built first (installing what is missing).
+# else build/cli/nqcount, built first (installing what it and the scripts need).
 nq_nqcount() {
   [ -n "${NQCOUNT:-}" ] && return 0
-  nq_ensure_packages || return 1
-  nq_build "$NQ_ROOT/build" >/dev/null || return 1
+  nq_ensure_packages "${NQ_SCRIPT_PACKAGES[@]}" || return 1
+  nq_build "$NQ_ROOT/build" nqcount >/dev/null || return 1
   NQCOUNT=$NQ_ROOT/build/cli/nqcount
 }
 

@@ -143,9 +143,9 @@ class FileJournal final : public SubproblemJournal {
 
   // Writes what is buffered and syncs it to disk; the first write failure, if any, stays
   // reported by every later call.
-  Expected<bool> flush();
+  Expected<void> flush();
   // Flushes, stops the writer thread and closes the file. Idempotent.
-  Expected<bool> close();
+  Expected<void> close();
 
   const std::string& path() const { return path_; }
   // Warnings found while opening (a torn final record dropped), as data: the engine never prints.
@@ -153,7 +153,7 @@ class FileJournal final : public SubproblemJournal {
 
  private:
   void writer_loop();
-  Expected<bool> write_out(std::vector<unsigned char>& bytes);
+  Expected<void> write_out(std::vector<unsigned char>& bytes);
 
   std::string path_;
   std::chrono::milliseconds flush_every_;

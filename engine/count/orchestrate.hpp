@@ -31,7 +31,7 @@ void start_monitor(Monitor& monitor, const Plan& plan, std::span<const std::uint
 // run keeps its partial total in orbits.total; an inconsistent complete one is an Error.
 // `symmetric_complete` is false when the plan's symmetric counts were cancelled before they
 // were found: the run is then cancelled too.
-Expected<bool> finish_count(const Plan& plan, Partial part, const ResumePoint& resumed,
+Expected<void> finish_count(const Plan& plan, Partial part, const ResumePoint& resumed,
                             CountResult& result, bool symmetric_complete = true);
 
 }  // namespace nq

@@ -21,6 +21,8 @@
 #include "engine/count/journal.hpp"
 #include "tests/cli_runner.hpp"
 
+// A namespace of its own: the folder's tests compile as one source (tests/CMakeLists.txt).
+namespace campaign_cli {
 namespace {
 
 using namespace nq::test;  // nqcount, shell, Outcome, read_file, temp_path, ...
@@ -223,3 +225,4 @@ TEST(SlowCampaignCli, ShardsOfLargerBoardsResumeMergeAndAudit) {
 }
 
 }  // namespace
+}  // namespace campaign_cli

@@ -31,9 +31,7 @@ using nq::test::shell;
 using nq::test::temp_folder;
 using nq::test::temp_path;
 
-bool has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using nq::test::has;
 
 // `verified` means that what was written was checked: a run that wrote nothing is not verified.
 TEST(HardeningCli, FailedSolveRunsAreNotVerified) {

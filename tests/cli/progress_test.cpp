@@ -16,9 +16,7 @@
 namespace nq::cli {
 namespace {
 
-bool has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using nq::test::has;
 
 TEST(Progress, PercentIsWeightedByCostNotBySubproblems) {
   ProgressReading p;

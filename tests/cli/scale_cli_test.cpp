@@ -39,9 +39,7 @@ using nq::test::shell;
 using nq::test::temp_dir;
 using nq::test::temp_path;
 
-bool has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using nq::test::has;
 
 // A synthetic --task-stats profile of `rows` tasks of random cost (seeded), largest-first.
 std::string profile(int rows, const std::string& name) {

@@ -15,7 +15,8 @@
 #include "engine/count/known.hpp"
 #include "tests/cli_runner.hpp"
 
-namespace nq {
+// A namespace of its own: the folder's tests compile as one source (tests/CMakeLists.txt).
+namespace nq::campaign_tests {
 namespace {
 
 using test::temp_path;
@@ -276,4 +277,4 @@ TEST(Campaign, AuditPassesAndNamesATaskWhoseCountWasChanged) {
 }
 
 }  // namespace
-}  // namespace nq
+}  // namespace nq::campaign_tests

@@ -1,6 +1,6 @@
 # The installed library from the outside: `cmake --install` of this build into a fresh prefix,
-# then the two examples (examples/) and the smallest consumer (consumer.cpp) built against it,
-# each once through find_package(nqcount CONFIG) and once through pkg-config, and run:
+# then the two examples (examples/) and the smallest consumer (consumer.cpp) built against it
+# through find_package(nqcount CONFIG), the consumer through pkg-config too, and run:
 # n = 12 gives "14200 1787", count_table agrees with the known table, find_solution verifies a
 # solution for n = 10^6. They compile without optimization (the library they call is
 # optimized; what is tested is that they build, link and run). Run by ctest:
@@ -25,46 +25,41 @@ foreach(file include/nqcount/nqcount.hpp lib/libnqcount.a lib/cmake/nqcount/nqco
   endif()
 endforeach()
 
-# Through CMake: the examples as they are, and the consumer in a project of its own.
-file(MAKE_DIRECTORY ${WORK}/consumer)
-file(COPY ${SOURCE_DIR}/tests/library/consumer.cpp DESTINATION ${WORK}/consumer)
-file(WRITE ${WORK}/consumer/CMakeLists.txt
-     "cmake_minimum_required(VERSION 3.22)\nproject(consumer LANGUAGES CXX)\n"
+# Through CMake: the examples as they are and the consumer, in one project of their own that
+# finds the installed package (one configure for the three).
+file(MAKE_DIRECTORY ${WORK}/cmake)
+file(COPY ${SOURCE_DIR}/tests/library/consumer.cpp DESTINATION ${WORK}/cmake)
+file(WRITE ${WORK}/cmake/CMakeLists.txt
+     "cmake_minimum_required(VERSION 3.22)\nproject(consumers LANGUAGES CXX)\n"
+     "add_subdirectory(${SOURCE_DIR}/examples/count_table count_table)\n"
+     "add_subdirectory(${SOURCE_DIR}/examples/find_solution find_solution)\n"
      "find_package(nqcount CONFIG REQUIRED)\nadd_executable(consumer consumer.cpp)\n"
      "target_link_libraries(consumer PRIVATE nqcount::nqcount)\n")
-foreach(project ${SOURCE_DIR}/examples/count_table ${SOURCE_DIR}/examples/find_solution
-                ${WORK}/consumer)
-  get_filename_component(name ${project} NAME)
-  run("configuring ${name}" ${CMAKE_COMMAND} -S ${project} -B ${WORK}/cmake-${name}
-      -DCMAKE_PREFIX_PATH=${prefix})
-  run("building ${name}" ${CMAKE_COMMAND} --build ${WORK}/cmake-${name})
-endforeach()
+run("configuring the consumers" ${CMAKE_COMMAND} -S ${WORK}/cmake -B ${WORK}/cmake/build
+    -DCMAKE_PREFIX_PATH=${prefix})
+run("building the consumers" ${CMAKE_COMMAND} --build ${WORK}/cmake/build --parallel 2)
 
-# Through pkg-config: one compiler line each.
+# Through pkg-config: the consumer, one compiler line with the flags pkg-config gives (the
+# examples are sources of the same kind; what this route tests is the flags).
 set(ENV{PKG_CONFIG_PATH} ${prefix}/lib/pkgconfig)
 run("pkg-config" pkg-config --cflags --libs nqcount)
 string(STRIP "${out}" flags)
 separate_arguments(flags UNIX_COMMAND "${flags}")
-foreach(source examples/count_table/count_table.cpp examples/find_solution/find_solution.cpp
-               tests/library/consumer.cpp)
-  get_filename_component(name ${source} NAME_WE)
-  file(MAKE_DIRECTORY ${WORK}/pc-${name})
-  run("compiling ${name} with pkg-config's flags" ${CXX} -std=c++20 ${SOURCE_DIR}/${source}
-      -o ${WORK}/pc-${name}/${name} ${flags})
-endforeach()
+run("compiling the consumer with pkg-config's flags" ${CXX} -std=c++20
+    ${SOURCE_DIR}/tests/library/consumer.cpp -o ${WORK}/pc-consumer ${flags})
 
-foreach(way cmake pc)
-  run("${way}: consumer" ${WORK}/${way}-consumer/consumer)
+foreach(consumer ${WORK}/cmake/build/consumer ${WORK}/pc-consumer)
+  run("${consumer}" ${consumer})
   if(NOT out STREQUAL "14200 1787\n")
-    message(FATAL_ERROR "${way}: consumer printed '${out}', not '14200 1787'")
-  endif()
-  run("${way}: count_table 10 12 2" ${WORK}/${way}-count_table/count_table 10 12 2)
-  if(NOT out MATCHES " 12 +14200 +1787 +[0-9.]+ +ok\n" OR NOT out MATCHES " 10 +724 +92 ")
-    message(FATAL_ERROR "${way}: count_table printed:\n${out}")
-  endif()
-  run("${way}: find_solution" ${WORK}/${way}-find_solution/find_solution 1000000)
-  if(NOT out MATCHES "^n = 1000000: a solution, verified")
-    message(FATAL_ERROR "${way}: find_solution printed:\n${out}")
+    message(FATAL_ERROR "${consumer} printed '${out}', not '14200 1787'")
   endif()
 endforeach()
+run("count_table 10 12 2" ${WORK}/cmake/build/count_table/count_table 10 12 2)
+if(NOT out MATCHES " 12 +14200 +1787 +[0-9.]+ +ok\n" OR NOT out MATCHES " 10 +724 +92 ")
+  message(FATAL_ERROR "count_table printed:\n${out}")
+endif()
+run("find_solution" ${WORK}/cmake/build/find_solution/find_solution 1000000)
+if(NOT out MATCHES "^n = 1000000: a solution, verified")
+  message(FATAL_ERROR "find_solution printed:\n${out}")
+endif()
 file(REMOVE_RECURSE ${WORK})

@@ -518,7 +518,7 @@ Expected<Plan> plan_on_rank(const CountConfig& count, Monitor& signal) {
 }
 
 // Rank 0's journal, opened, and what it holds.
-Expected<bool> open_journal(const ClusterConfig& config, const Plan& plan, Start& start) {
+Expected<void> open_journal(const ClusterConfig& config, const Plan& plan, Start& start) {
   const CountConfig& count = config.count;
   if (!count.checkpoint.empty())
     start.journal = std::make_unique<FileJournal>(count.checkpoint,
@@ -527,7 +527,7 @@ Expected<bool> open_journal(const ClusterConfig& config, const Plan& plan, Start
                             cross_check_tag(cross_check_fraction(count), count.cross_check_seed));
   if (!resumed) return resumed.error();
   start.resumed = std::move(*resumed);
-  return true;
+  return {};
 }
 
 // What every rank does before counting, alike: the cut, the plan (checked against rank 0's),

@@ -520,10 +520,10 @@ void FileJournal::writer_loop() {
   }
 }
 
-Expected<bool> FileJournal::write_out(std::vector<unsigned char>& bytes) {
+Expected<void> FileJournal::write_out(std::vector<unsigned char>& bytes) {
   // Called with write_mu_ held. One write() of whole records: only the tail can tear.
   if (!error_.empty()) return Error{error_};
-  if (bytes.empty()) return true;
+  if (bytes.empty()) return {};
   if (version_ >= 4) {  // when these records were saved, for a campaign's rate
     unsigned char mark[kRecordBytes];
     encode_record({kTimeMark, {unix_ms_now(), 0}}, mark);
@@ -534,12 +534,12 @@ Expected<bool> FileJournal::write_out(std::vector<unsigned char>& bytes) {
     return Error{error_};
   }
   bytes.clear();
-  return true;
+  return {};
 }
 
-Expected<bool> FileJournal::flush() {
+Expected<void> FileJournal::flush() {
   std::lock_guard write_lock(write_mu_);
-  if (fd_ < 0) return error_.empty() ? Expected<bool>(true) : Expected<bool>(Error{error_});
+  if (fd_ < 0) return error_.empty() ? Expected<void>() : Expected<void>(Error{error_});
   std::vector<unsigned char> out;
   {
     std::lock_guard lock(buffer_mu_);
@@ -548,7 +548,7 @@ Expected<bool> FileJournal::flush() {
   return write_out(out);
 }
 
-Expected<bool> FileJournal::close() {
+Expected<void> FileJournal::close() {
   {
     std::lock_guard lock(wake_mu_);
     stop_ = true;

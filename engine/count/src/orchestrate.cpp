@@ -23,7 +23,7 @@ void start_monitor(Monitor& monitor, const Plan& plan, std::span<const std::uint
   monitor.subproblems_total.store(plan.size());
 }
 
-Expected<bool> finish_count(const Plan& plan, Partial part, const ResumePoint& resumed,
+Expected<void> finish_count(const Plan& plan, Partial part, const ResumePoint& resumed,
                             CountResult& result, bool symmetric_complete) {
   part.join(resumed.done);
   result.nodes = part.nodes;
@@ -39,7 +39,7 @@ Expected<bool> finish_count(const Plan& plan, Partial part, const ResumePoint& r
     orbits = OrbitCounts{part.weighted};  // partial counts: orbits are not meaningful yet
   }
   result.orbits = *orbits;
-  return true;
+  return {};
 }
 
 }  // namespace nq

@@ -32,7 +32,7 @@ namespace {
 
 using detail::CrossCheck;
 using detail::run_on_arenas;
-using detail::RunHooks;
+using detail::RunContext;
 using detail::start_reading_topology;
 
 // The kernel a config names. "auto" is by board size (auto_kernel), except that a split depth
@@ -292,29 +292,29 @@ Expected<CountResult> count_with_journal(const CountConfig& config, Monitor* mon
   ResumePoint* resumed = &begun.value().resume;
   CrossCheck check(fraction, config.cross_check_seed, &second_kernel(config, *kernel));
   if (check.on()) result.cross_check_kernel = check.second().name;
-  RunHooks hooks;
-  hooks.journal = config.journal;
+  RunContext context;
+  context.journal = config.journal;
   std::vector<std::uint64_t> todo_costs;
   if (config.journal || config.shards) {
-    hooks.selection = &resumed->todo;
-    hooks.resuming = true;
+    context.selection = &resumed->todo;
+    context.resuming = true;
     todo_costs.reserve(resumed->todo.size());
     for (std::uint64_t i : resumed->todo) todo_costs.push_back(costs[i]);
-    hooks.selection_costs = &todo_costs;
+    context.selection_costs = &todo_costs;
   }
-  hooks.costs = &costs;
+  context.costs = &costs;
   if (monitor) start_monitor(*monitor, plan, config.shards ? begun->costs : costs, *resumed);
 
-  // The row-split plan's Burnside terms, on a worker of the run (RunHooks::beside); a cancelled
+  // The row-split plan's Burnside terms, on a worker of the run (RunContext::beside); a cancelled
   // count stops them too.
   detail::SymmetricCounts symmetric;
   if (plan.rowsplit() && !config.shards)  // a shard's merge finds them (campaign.hpp)
-    hooks.beside = [&] {
+    context.beside = [&] {
       symmetric =
           detail::whole_board_symmetric(n, monitor ? &monitor->cancel : nullptr, check.stop_flag());
     };
   const Partial part =
-      run_on_arenas(plan, kernel, config, hooks, machine, start, result, monitor, check);
+      run_on_arenas(plan, kernel, config, context, machine, start, result, monitor, check);
   result.cross_check_failure = check.message();
   if (plan.rowsplit()) {
     plan.sym4 = symmetric.sym4;
@@ -355,7 +355,7 @@ Expected<CountResult> count_checkpointed(const CountConfig& config, Monitor* mon
   CountConfig with = config;
   with.journal = &journal;
   Expected<CountResult> result = count_with_journal(with, monitor);
-  Expected<bool> closed = journal.close();
+  Expected<void> closed = journal.close();
   if (result && !closed) {  // the counts stand; what could not be saved is said beside them
     CountResult kept = *result;
     kept.checkpoint_failure = closed.error().message;
@@ -395,22 +395,22 @@ Expected<CountResult> count_selection(const CountConfig& config, const Plan& pla
   result.subproblems_total = selection.size();
   result.memory_estimate = estimate_memory(plan, config, selection.size()).total();
   if (auto refused = check_memory(result.memory_estimate, config.memory_limit)) return *refused;
-  RunHooks hooks;
-  hooks.selection = &selection;
-  hooks.journal = config.journal;
-  hooks.seats = config.seats;
+  RunContext context;
+  context.selection = &selection;
+  context.journal = config.journal;
+  context.seats = config.seats;
   // Costs of the selected subproblems only: an MPI rank counts many small selections.
   std::vector<std::uint64_t> costs;
   costs.reserve(selection.size());
   for (std::uint64_t i : selection) costs.push_back(detail::estimate_plan_cost(plan, i));
-  hooks.selection_costs = &costs;
+  context.selection_costs = &costs;
   std::future<Expected<Topology>> machine = start_reading_topology(config);
   // The plan's own fraction and seed, so that every rank checks the same subproblems.
   CrossCheck check(config.recheck ? 0.0 : cross_check_fraction(config), config.cross_check_seed,
                    &second_kernel(config, **checked));
   if (check.on()) result.cross_check_kernel = check.second().name;
   const Partial part =
-      run_on_arenas(plan, *checked, config, hooks, machine, start, result, monitor, check);
+      run_on_arenas(plan, *checked, config, context, machine, start, result, monitor, check);
   result.cross_check_failure = check.message();
   result.orbits.total = part.weighted;
   result.nodes = part.nodes;

@@ -151,11 +151,11 @@ struct alignas(64) WorkerTally {
 // sums into the worker's partial, the journal and the progress.
 class Counter {
  public:
-  Counter(const Plan& plan, const Kernel* kernel, const RunHooks& hooks, Monitor* monitor,
+  Counter(const Plan& plan, const Kernel* kernel, const RunContext& context, Monitor* monitor,
           std::vector<TaskStat>* stats, CrossCheck& check, const std::atomic<bool>& abandoned)
       : plan_(plan),
         kernel_(kernel),
-        hooks_(hooks),
+        context_(context),
         monitor_(monitor),
         stats_(stats),
         check_(check),
@@ -176,9 +176,9 @@ class Counter {
     if (check_.on() && check_.second().prepare) check_.second().prepare(plan_.n);
   }
   void run_beside() const {
-    if (hooks_.beside) hooks_.beside();
+    if (context_.beside) context_.beside();
   }
-  ThreadSeats* seats() const { return hooks_.seats; }
+  ThreadSeats* seats() const { return context_.seats; }
 
   // Counts the positions [begin, end) of one node's part of the layout.
   void count(const WorkRanges& ranges, std::size_t begin, std::size_t end,
@@ -353,7 +353,7 @@ class Counter {
       nodes += finished[i].tally.nodes;
       cost += costs[i];
     }
-    if (hooks_.journal) hooks_.journal->record(finished);
+    if (context_.journal) context_.journal->record(finished);
     part.nodes += nodes;
     part.subproblems += finished.size();
     if (monitor_) {
@@ -382,7 +382,7 @@ class Counter {
 
   const Plan& plan_;
   const Kernel* kernel_;
-  const RunHooks& hooks_;
+  const RunContext& context_;
   Monitor* monitor_;
   std::vector<TaskStat>* stats_;
   CrossCheck& check_;
@@ -398,7 +398,7 @@ bool wait_for_topology(std::future<Expected<Topology>>& machine, const Monitor* 
   return true;
 }
 
-// A seat held for one step of a worker's loop (RunHooks::seats), given back when the step ends.
+// A seat held for one step of a worker's loop (RunContext::seats), given back when the step ends.
 class SeatHeld {
  public:
   explicit SeatHeld(ThreadSeats* seats) : seats_(seats) {}
@@ -561,10 +561,11 @@ bool plan_the_arenas(std::future<Expected<Topology>>& machine, Monitor* monitor,
 // instead, claim_order), each node's list split into one range per thread; one CPU a worker
 // where an arena has as many threads as CPUs (topology.hpp, worker_cpus; not with --numa off,
 // which leaves every thread to the operating system).
-void lay_out(const Plan& plan, const RunHooks& hooks, const NumaPlan& numa,
+void lay_out(const Plan& plan, const RunContext& context, const NumaPlan& numa,
              const CountConfig& config, const std::vector<int>& allowed,
              std::vector<double>& estimate, WorkRanges& work) {
-  const std::vector<std::uint64_t>& costs = hooks.selection ? *hooks.selection_costs : *hooks.costs;
+  const std::vector<std::uint64_t>& costs =
+      context.selection ? *context.selection_costs : *context.costs;
   reserve_prefaulted(estimate, costs.size());
   for (std::uint64_t c : costs) estimate.push_back(static_cast<double>(c));
   std::vector<int> threads;
@@ -575,7 +576,7 @@ void lay_out(const Plan& plan, const RunHooks& hooks, const NumaPlan& numa,
   reserve_prefaulted(work.cost, layout.ids.size());
   for (std::uint32_t& id : work.layout.ids) {  // the run's own index k to the plan's
     work.cost.push_back(costs[id]);
-    id = static_cast<std::uint32_t>(hooks.selection ? (*hooks.selection)[id] : id);
+    id = static_cast<std::uint32_t>(context.selection ? (*context.selection)[id] : id);
   }
   work.words = std::make_unique<RangeWord[]>(layout.workers());
   for (std::size_t w = 0; w < layout.workers(); ++w)
@@ -623,17 +624,17 @@ class NodeMemory {
 
 // --task-stats: one record a task of the plan, by id; those not selected were done by the run
 // this one resumes, untimed here (TaskStat::resumed).
-void start_task_stats(const Plan& plan, const RunHooks& hooks, const std::vector<double>& estimate,
-                      std::vector<TaskStat>& tasks) {
+void start_task_stats(const Plan& plan, const RunContext& context,
+                      const std::vector<double>& estimate, std::vector<TaskStat>& tasks) {
   tasks.resize(plan.size());
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     tasks[i].id = static_cast<std::uint32_t>(i);
-    if (hooks.costs) tasks[i].estimate = static_cast<double>((*hooks.costs)[i]);
+    if (context.costs) tasks[i].estimate = static_cast<double>((*context.costs)[i]);
     tasks[i].plan_order = plan.rowsplit();
-    tasks[i].resumed = hooks.resuming;
+    tasks[i].resumed = context.resuming;
   }
   for (std::size_t k = 0; k < estimate.size(); ++k) {
-    TaskStat& st = tasks[hooks.selection ? (*hooks.selection)[k] : k];
+    TaskStat& st = tasks[context.selection ? (*context.selection)[k] : k];
     st.estimate = estimate[k];
     st.resumed = false;
   }
@@ -672,7 +673,7 @@ Partial collect(const NumaPlan& numa, const WorkLayout& layout,
 // Runs the plan on one arena per NUMA node (layout.hpp has the policy); fills the result's
 // arena fields and task stats, and returns the sums of every worker's partial.
 Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig& config,
-                      const RunHooks& hooks, std::future<Expected<Topology>>& machine,
+                      const RunContext& context, std::future<Expected<Topology>>& machine,
                       std::chrono::steady_clock::time_point start, CountResult& result,
                       Monitor* monitor, CrossCheck& check) {
   const auto raised = raise_cap_for(resolve_threads(result.threads));
@@ -681,7 +682,7 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
   const std::vector<int> allowed = allowed_cpus();
   std::vector<double> estimate;
   WorkRanges work_ranges;
-  lay_out(plan, hooks, numa, config, allowed, estimate, work_ranges);
+  lay_out(plan, context, numa, config, allowed, estimate, work_ranges);
   // Pinning and node-local memory only where there is something to place: one arena over
   // every CPU this process may use needs neither (and then no hwloc topology is loaded).
   const bool placed =
@@ -690,9 +691,9 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
   std::optional<Binder> binder;
   if (placed) binder.emplace();
   const NodeMemory node_memory(plan, numa, binder ? &*binder : nullptr, work_ranges);
-  if (config.task_stats) start_task_stats(plan, hooks, estimate, result.tasks);
+  if (config.task_stats) start_task_stats(plan, context, estimate, result.tasks);
   std::atomic<bool> abandoned{false};  // a worker loop failed: the others stop
-  const Counter counter(plan, kernel, hooks, monitor, config.task_stats ? &result.tasks : nullptr,
+  const Counter counter(plan, kernel, context, monitor, config.task_stats ? &result.tasks : nullptr,
                         check, abandoned);
   std::deque<tbb::task_arena> arenas;
   std::deque<ArenaPinning> pinning;

@@ -1,5 +1,5 @@
 // The runner behind count() and count_selected() (run.cpp): a plan's tasks on one TBB arena per
-// NUMA node, claimed and stolen as layout.hpp says, with the hooks a run adds (selection,
+// NUMA node, claimed and stolen as layout.hpp says, with the context a run adds (selection,
 // journal, costs, work beside) and its cross-check. Internal to the count library.
 #pragma once
 
@@ -23,7 +23,7 @@ namespace nq::detail {
 // Checkpoint, resume and progress (engine/count/journal.hpp, engine/count/src/cost.hpp): which plan
 // indices to count (all when `selection` is null), where to record the finished ones, what they
 // cost.
-struct RunHooks {
+struct RunContext {
   const std::vector<std::uint64_t>* selection = nullptr;  // ascending, each index once
   // The selection is what a resumed run has left: the rest was done by the run it resumes.
   bool resuming = false;
@@ -87,7 +87,7 @@ std::future<Expected<Topology>> start_reading_topology(const CountConfig& config
 // Runs the plan on one arena per NUMA node (layout.hpp has the policy); fills the result's
 // arena fields and task stats, and returns the sums of every worker's partial.
 Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig& config,
-                      const RunHooks& hooks, std::future<Expected<Topology>>& machine,
+                      const RunContext& context, std::future<Expected<Topology>>& machine,
                       std::chrono::steady_clock::time_point start, CountResult& result,
                       Monitor* monitor, CrossCheck& check);
 
