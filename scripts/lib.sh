@@ -58,7 +58,7 @@ nq_ensure_packages() {
 
 # nq_build DIR [TARGET...]: configures DIR (once; again when NQ_RECONFIGURE=1, so that packages
 # installed since are found) and builds the TARGETs in it, or everything.
-# Programs link with lld where it is installed (a test program in a third of GNU ld's time).
+# Programs link with lld where it is installed (faster than GNU ld).
 nq_build() {
   local dir=$1 lld=() targets=()
   shift
@@ -81,7 +81,7 @@ nq_clang_tree() {
 
 # nq_address_tree: configures (once) build-asan/, the address build: AddressSanitizer and UBSan
 # (-DNQ_SANITIZE=ON), the fuzz targets beside the tests (-DNQ_FUZZ=ON), clang, and lld where it is
-# installed (a test program links in a third of GNU ld's time). A tree that an older script
+# installed (faster than GNU ld). A tree that an older script
 # configured with another compiler is made anew; one without the fuzz targets gets them.
 nq_address_tree() {
   local dir=$NQ_ROOT/build-asan lld=()

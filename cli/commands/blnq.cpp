@@ -18,12 +18,12 @@
 #include "cli/commands/commands.hpp"
 #include "cli/io/output.hpp"
 #include "cli/io/output_file.hpp"
+#include "cli/io/perm_text.hpp"
 #include "cli/io/signal_scope.hpp"
 
 namespace nq::cli {
 namespace {
 
-constexpr long long kBoardMaxN = 200;               // as solve: --format board draws at most this n
 constexpr std::int64_t kExactMeanUpTo = 1'000'000;  // --json's expected_initial_collisions
 
 // "n2" -> n^2, "3n" -> 3n, "K" -> K (a decimal integer >= 1).

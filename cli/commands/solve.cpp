@@ -45,7 +45,6 @@ namespace {
 
 // Above this n a solution goes to a file (--output FILE) unless the user insists (--output -).
 constexpr long long kStdoutMaxN = 10000;
-constexpr long long kBoardMaxN = 200;
 constexpr long long kRecordSolutionMaxN = 10000;  // --json includes the solution up to here
 constexpr long long kLargeWriteFromN = 1 << 20;   // a file from here on: write_large_solution
 

@@ -36,6 +36,8 @@ std::string paper_position(int doubled);
 //   board: n lines of n characters, '.' or 'Q', row 1 first (the queen of column i stands in
 //          row p_i), and a blank line between two boards.
 // `rows` are 0-based; append_perm writes no newline, append_board ends every row with one.
+// The board format draws at most this n (solve and blnq refuse larger boards).
+inline constexpr long long kBoardMaxN = 200;
 template <typename Row>
 void append_perm(std::string& out, const Row* rows, std::size_t n, char separator) {
   for (std::size_t i = 0; i < n; ++i) {

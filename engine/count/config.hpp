@@ -21,8 +21,8 @@ struct Kernel;
 // Seats for counting threads, shared by counts that run at the same time in one process
 // (CountConfig::seats: nqcount-mpi's batches held by a rank). A worker holds a seat while it claims
 // and counts, so that the counts together keep `seats` threads counting rather than that many
-// each (twice as many threads as cores, time-sliced, cost 10% more CPU in cache misses); the
-// seats that the end of one count leaves free go to the other's threads.
+// each (more threads than cores, time-sliced, cost CPU time in cache misses); the seats that
+// the end of one count leaves free go to the other's threads.
 class ThreadSeats {
  public:
   explicit ThreadSeats(int seats) : free_(seats) {}

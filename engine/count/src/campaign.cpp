@@ -180,7 +180,7 @@ Expected<Campaign> load_campaign(std::span<const std::string> paths) {
 }
 
 // Each task's record, merged: its count, nodes and the file that gave it first.
-constexpr std::uint64_t kNone = ~std::uint64_t{0};
+constexpr std::uint64_t kNotRecorded = ~std::uint64_t{0};
 struct Merged {
   std::vector<std::uint64_t> solutions, nodes;
   std::vector<std::uint32_t> file;
@@ -188,13 +188,13 @@ struct Merged {
 
 void merge_records(const Campaign& c, Merged& m, MergeResult& out) {
   const std::size_t tasks = c.plan.size();
-  m.solutions.assign(tasks, kNone);
+  m.solutions.assign(tasks, kNotRecorded);
   m.nodes.assign(tasks, 0);
   m.file.assign(tasks, 0);
   for (std::uint32_t f = 0; f < c.journals.size(); ++f)
     for (const FinishedSubproblem& r : c.journals[f].records) {
       std::uint64_t& seen = m.solutions[r.index];
-      if (seen == kNone) {
+      if (seen == kNotRecorded) {
         seen = r.tally.solutions;
         m.nodes[r.index] = r.tally.nodes;
         m.file[r.index] = f;
@@ -224,7 +224,7 @@ void find_gaps(const Campaign& c, const Merged& m, MergeResult& out) {
   for (std::uint64_t i = 0; i < c.plan.size(); ++i) {
     ShardGap& g = gaps[shard_of[i]];
     ++g.tasks;
-    if (m.solutions[i] != kNone) continue;
+    if (m.solutions[i] != kNotRecorded) continue;
     ++g.missing;
     if (g.sample.size() < kGapSample) g.sample.push_back(i);
   }
@@ -377,7 +377,7 @@ Expected<AuditResult> audit_journals(std::span<const std::string> paths, const A
     merge_records(c, m, ignored);
     std::vector<std::uint64_t> sample;
     for (std::uint64_t i = 0; i < m.solutions.size(); ++i) {
-      if (m.solutions[i] == kNone) continue;
+      if (m.solutions[i] == kNotRecorded) continue;
       ++out.recorded;
       if (cross_check_selected(config.fraction, config.seed, i)) sample.push_back(i);
     }

@@ -79,10 +79,9 @@ void split_subproblem(const Subproblem& s, int rows, std::vector<Subproblem>& ou
 
 // How an odd board's row splits are grouped into subproblems. By west rows: one subproblem per
 // west row set W, the middle queen free in every row r that W keeps (the join enumerates the
-// west half once for all of them: about 2x faster at n = 17 and 19). By middle row: one
-// subproblem per (r, E), the middle queen forced into row r (smaller halves, more of them).
-// By west rows costs less up to n = 23 and by middle row from n = 25, as `estimate` measures
-// them (perf/results/log.md): odd_split(n) picks by west rows up to kOddByWestRowsMaxN.
+// west half once for all of them). By middle row: one subproblem per (r, E), the middle queen
+// forced into row r (smaller halves, more of them). Which costs less depends on n, as
+// `estimate` measures it: odd_split(n) picks by west rows up to kOddByWestRowsMaxN.
 enum class OddSplit { kByWestRows, kByMiddleRow };
 inline constexpr int kOddByWestRowsMaxN = 23;
 inline OddSplit odd_split(int n) {

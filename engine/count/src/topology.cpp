@@ -62,9 +62,14 @@ Expected<Topology> load(const char* synthetic, std::string source) {
   return describe(h.t, std::move(source));
 }
 
+}  // namespace
+
 // The machine this process runs on, loaded once: an hwloc load costs tens of milliseconds
 // (it opens its plugins and reads /sys), too much to pay per count, and the machine does not
-// change while the process runs. Never freed, so that no thread can outlive it.
+// change while the process runs. Never freed, so that no thread can outlive it. In `detail`,
+// not this file's anonymous namespace, because Binder::Impl holds it.
+namespace detail {
+
 struct ThisMachine {
   hwloc_topology_t t = nullptr;
   bool loaded = false;                   // hwloc_alloc/hwloc_free need a loaded topology
@@ -101,7 +106,10 @@ const ThisMachine& this_machine() {
   return *machine;
 }
 
-}  // namespace
+}  // namespace detail
+
+using detail::this_machine;
+using detail::ThisMachine;
 
 bool single_numa_node_here() {
   for (const char* var : {"HWLOC_SYNTHETIC", "HWLOC_XMLFILE", "HWLOC_FSROOT"})

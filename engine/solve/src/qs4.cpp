@@ -20,8 +20,8 @@
 //     to them; during the start-up a tile's columns draw rows only from the tile's rows. A
 //     tile touches its own rows and kBlocksPerTile short windows of each diagonal direction,
 //     instead of random probes into hundreds of MB. (With one row block per column block,
-//     about 8% of the columns fail inside their block: they cannot escape crowded diagonals.
-//     With 32 blocks per tile 0.7% do, with 64 0.35%.)
+//     many columns fail inside their block: they cannot escape crowded diagonals; the more
+//     blocks a tile, the fewer fail.)
 //   - The diagonals are bitsets (one bit, not one int, per diagonal: 32x less memory), and a
 //     try tests 64 rows at once: a word of the tile's free-row bitmap ANDed with the 64
 //     consecutive diagonal bits of those rows in each direction (both directions are indexed
@@ -95,16 +95,13 @@ namespace {
 constexpr std::uint32_t kBlockSize = 512;  // columns (and rows) per start-up block
 constexpr std::uint32_t kBlockedFrom = 4 * kBlockSize;
 constexpr std::uint32_t kBlocksPerTile = 32;  // row blocks a tile draws from
-// From n = 2^29 on, tiles of 64 blocks: half the leftovers for the serial pass (0.35% of the
-// columns against 0.7% at n = 10^9), at the price of about three times the colour groups
-// (1312 against 423), still 23 tiles a group at n = 10^9 (below 2^29, too few to keep two
-// threads busy: 2.8 a group at 10^8). A function of n alone, so that the thread count does not
-// change the result.
+// From n = 2^29 on, tiles of 64 blocks: half the leftovers for the serial pass, at the price of
+// more colour groups, which still hold enough tiles a group to keep the threads busy there (not
+// below 2^29). A function of n alone, so that the thread count does not change the result.
 constexpr std::uint32_t kBlocksPerWideTile = 64;
 constexpr std::uint32_t kWideTilesFrom = 1u << 29;
 // A column whose two random words hold no fitting row scans up to this many more words with
-// a free row. Scanning them all places a few more columns (0.69% left over at n = 3*10^7,
-// against 0.70% with 16 and 2.1% with none) but made the tile phase 15% slower.
+// a free row: most of what scanning every word would place, at a fraction of its time.
 constexpr std::uint32_t kScanWords = 16;
 constexpr std::uint32_t kWindowReach = 2;  // words window() reads past a diagonal's word
 constexpr int kLeftoverBatch = 8;
@@ -339,8 +336,8 @@ bool place_all(R& repair, std::uint32_t n, const StopSignal& stop) {
 // [row_start[b], +size[b]). A tile is kBlocksPerTile consecutive column blocks together with
 // the row blocks they own: a tile's columns draw from all of its rows, which lie in
 // kBlocksPerTile places on the board, so a column can pick among several diagonal windows and
-// avoid the crowded ones (with one row block per column block about 8% of the columns fail
-// inside their block; with 16, about 1.5%), while a tile still touches only a few KiB.
+// avoid the crowded ones (with one row block per column block many more columns fail inside
+// their block), while a tile still touches only a few KiB.
 struct BlockPlan {
   std::vector<std::uint32_t> col_start, row_start, size;
   std::uint32_t blocks_per_tile = 1;
@@ -381,10 +378,9 @@ AttemptOutcome plan_blocks(const Board& board, Rng& rng, bool tiled, const StopS
   // Which row block goes with which column block. A uniformly random deal gives clumps: blocks
   // with equal b + sigma(b) (or b - sigma(b)) want the same diagonals. An m-queens solution as
   // the deal puts at most one block on each block diagonal. It is found by this same QS4, but
-  // untiled (one tile: m = n / 512 is at most 4 million; 0.1 s at m = 1953125): a tiled deal has
-  // coarse structure of its own (its row blocks dealt by a still smaller solution) that shows
-  // through. At n = 10^9 (m = 1953125, itself tiled by a 7-queens deal) 3.9% of the columns failed
-  // in their tiles; with the untiled deal 0.84% do, and the leftover pass is 3x shorter.
+  // untiled (one tile: m = n / 512 is at most 4 million, a fraction of a second): a tiled deal
+  // has coarse structure of its own (its row blocks dealt by a still smaller solution) that
+  // shows through as many more columns failing in their tiles, and a longer leftover pass.
   std::vector<std::uint32_t> order(m);  // order[k]: the column block that gets row block k
   if (m >= 4) {
     Permutation deal;
@@ -516,7 +512,7 @@ inline std::uint64_t free_diagonals(const Board& board, const std::uint64_t* bit
 // (draw * popcount(x)) >> 32, counting from bit 0. Broadword (Vigna, "Broadword implementation
 // of rank/select queries", 2008): byte counts by SWAR, their prefix sums by one multiply, the
 // byte by comparing all eight prefixes at once; no popcount instruction (not in the baseline
-// x86-64 the project builds for: the libgcc call cost 13% of the start-up).
+// x86-64 the project builds for, and the libgcc call was a visible share of the start-up).
 inline unsigned random_set_bit(std::uint64_t x, std::uint32_t draw) {
   constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
   std::uint64_t bytes = x - ((x >> 1) & 0x5555555555555555ULL);
@@ -548,8 +544,7 @@ struct TileScratch {
 // column tries two random words with a free row (their loads overlap), then up to kScanWords
 // more from a random one on, and takes a row drawn uniformly from the first word that fits.
 // Near the end of a tile, where a try of one random row almost always fails, this keeps the
-// leftovers few: 0.68% of the columns at n = 10^8, against 0.84% with 32 tries of one row
-// (1.35% with those and a tiled deal). Unfilled columns and unused rows are the leftovers.
+// leftovers fewer than tries of one row do. Unfilled columns and unused rows are the leftovers.
 void place_tile(const Board& board, const BlockPlan& plan, std::uint32_t t, std::uint64_t seed,
                 std::uint32_t* rows, std::uint64_t* bits, TileScratch& scratch,
                 std::vector<std::uint32_t>& left_cols, std::vector<std::uint32_t>& left_rows) {
