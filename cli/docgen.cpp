@@ -151,6 +151,7 @@ const char* value_name(const OptionRow& row) {
       [](auto* target) {
         using T = std::remove_pointer_t<decltype(target)>;
         if constexpr (std::is_same_v<T, std::string>) return "TEXT";
+        if constexpr (std::is_same_v<T, std::vector<std::string>>) return "TEXT ...";
         if constexpr (std::is_floating_point_v<T>) return "FLOAT";
         return "INT";
       },
@@ -165,7 +166,7 @@ std::optional<std::string> default_value(const OptionRow& row) {
   return std::visit(
       [&](auto* target) -> std::optional<std::string> {
         using T = std::remove_pointer_t<decltype(target)>;
-        if constexpr (std::is_same_v<T, bool>) {
+        if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::vector<std::string>>) {
           return std::nullopt;
         } else if constexpr (std::is_same_v<T, std::string>) {
           if (target->empty()) return std::nullopt;

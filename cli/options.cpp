@@ -447,6 +447,50 @@ std::vector<OptionRow> option_table(Args& a) {
        "(default: 80% of the physical memory)"},
       {"count", "--cross-check", &a.count.cross_check, cross_check_help.c_str(),
        std::pair{0LL, 1LL}},
+      {"count", "--shard", &a.count.shard,
+       "I/K: count only shard I of K (0 <= I < K <= 1000000) of the plan, its tasks chosen by "
+       "their estimated costs so that the K shards take about as long each (one job-array task a "
+       "shard); needs --checkpoint FILE, whose journal records the shard, and prints the shard's "
+       "part only: 'nqcount merge' puts the shards' journals together"},
+      {"merge",
+       "journals",
+       &a.merge.journals,
+       "the journals (--checkpoint files) of one count: its shards' (nqcount --shard), whole "
+       "counts' or nqcount-mpi's, in any order",
+       std::nullopt,
+       {},
+       true,
+       true},
+      {"merge", "--json", &a.merge.json, "print the result as one JSON object on stdout"},
+      {"merge", "--verify", &a.merge.verify,
+       "compare the merged count with the known table: exit 1 on a mismatch"},
+      {"status",
+       "journals",
+       &a.status.journals,
+       "the journals of one campaign written so far (shards not started yet have none)",
+       std::nullopt,
+       {},
+       true,
+       true},
+      {"status", "--json", &a.status.json, "print one JSON object"},
+      {"audit",
+       "journals",
+       &a.audit.journals,
+       "the journals of one count whose recorded tasks to sample",
+       std::nullopt,
+       {},
+       true,
+       true},
+      {"audit", "--fraction", &a.audit.fraction,
+       "FRACTION in (0, 1]: the seeded share of the recorded tasks counted again (default 0.01)",
+       std::pair{0LL, 1LL}},
+      {"audit", "--seed", &a.audit.seed,
+       "seed of the sample: the same seed samples the same tasks (default 1)",
+       std::pair{0LL, LLONG_MAX}},
+      {"audit", "-t,--threads", &a.audit.threads,
+       "worker threads, at most 4096 (default: every hardware thread)",
+       std::pair{1LL, max_threads}},
+      {"audit", "--json", &a.audit.json, "print one JSON object"},
       {"count", "--cross-check-seed", &a.count.cross_check_seed,
        "seed of the --cross-check choice: the same seed checks the same subproblems at any thread "
        "or rank count, and on resume (default 1; a checkpoint records it with the fraction)",
@@ -522,6 +566,13 @@ void add_option_row(CLI::App& app, const OptionRow& row) {
         using T = std::remove_pointer_t<decltype(target)>;
         if constexpr (std::is_same_v<T, bool>) {
           return app.add_flag(row.flags, *target, row.help);
+        } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+          return app.add_option(row.flags, *target, row.help)
+              ->check(CLI::Validator(
+                  [](std::string& text) -> std::string {
+                    return text.empty() ? "must not be empty" : "";
+                  },
+                  ""));
         } else {
           CLI::Option* o = app.add_option(row.flags, *target, row.help);
           o->multi_option_policy(CLI::MultiOptionPolicy::Throw);  // --n 5 --n 6: refused

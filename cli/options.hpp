@@ -40,7 +40,26 @@ struct CountArgs {
   double cross_check = -1;         // -1: not given, the engine's default by n
   long long cross_check_seed = 1;  // kDefaultCrossCheckSeed
   long long tasks = 0;             // --tasks: the join plan's fewest tasks; 0: its own cut
+  std::string shard;               // --shard I/K as typed; empty: the whole plan
   std::set<std::string> given;     // the long names of the options on the command line
+};
+
+// A campaign's journals (engine/count/campaign.hpp): merge, status and audit.
+struct MergeArgs {
+  std::vector<std::string> journals;
+  bool json = false;
+  bool verify = false;
+};
+struct StatusArgs {
+  std::vector<std::string> journals;
+  bool json = false;
+};
+struct AuditArgs {
+  std::vector<std::string> journals;
+  double fraction = 0.01;
+  long long seed = 1;
+  int threads = 0;  // 0: every hardware thread
+  bool json = false;
 };
 
 struct TopologyArgs {
@@ -159,12 +178,16 @@ struct Args {
   TopologyArgs topology;
   SimulateArgs simulate;
   EstimateArgs estimate;
+  MergeArgs merge;
+  StatusArgs status;
+  AuditArgs audit;
 };
 
 struct OptionRow {
   const char* command;  // which command it belongs to
   const char* flags;    // CLI11 flag spelling, e.g. "-n,--n"
-  std::variant<int*, bool*, std::string*, long long*, double*> target;
+  // A list (std::vector) is a positional argument that takes every remaining word (FILE...).
+  std::variant<int*, bool*, std::string*, long long*, double*, std::vector<std::string>*> target;
   const char* help;
   std::optional<std::pair<long long, long long>> range;  // inclusive bounds for numbers
   std::vector<std::string> choices;                      // allowed words for strings

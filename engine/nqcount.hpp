@@ -8,17 +8,19 @@
 //   else std::cerr << r.error().message;
 //
 // What it offers (docs/library.md): the count (count.hpp, config.hpp) with its progress and
-// cancel (nq::Monitor, base/types.hpp), checkpoints and memory bounds; the estimate of a count
-// too large to run (estimate.hpp); the known table, for checking (known.hpp); one or many
-// solutions for large n and their check (solve.hpp, blnq.hpp, verify.hpp); the D4 algebra of
-// solutions (algebra.hpp, orbits.hpp). The library never prints and never exits: every failure
-// is an nq::Error with a message.
+// cancel (nq::Monitor, base/types.hpp), checkpoints and memory bounds; a count as a campaign of
+// shards, merged, watched and audited (campaign.hpp); the estimate of a count too large to run
+// (estimate.hpp); the known table, for checking (known.hpp); one or many solutions for large n and
+// their check (solve.hpp, blnq.hpp, verify.hpp); the D4 algebra of solutions (algebra.hpp,
+// orbits.hpp). The library never prints and never exits: every failure is an nq::Error with a
+// message.
 #pragma once
 
 #include "base/threads.hpp"
 #include "base/types.hpp"
 #include "engine/algebra/algebra.hpp"
 #include "engine/algebra/orbits.hpp"
+#include "engine/count/campaign.hpp"
 #include "engine/count/cluster.hpp"
 #include "engine/count/config.hpp"
 #include "engine/count/count.hpp"

@@ -53,6 +53,23 @@ const std::vector<Command>& commands() {
        "and Q(n) with 95% intervals, the memory per worker and the wall time on --procs "
        "workers (through the scaling simulator).",
        [](const Args& a) { return run_estimate(a.estimate); }},
+      {"merge",
+       "Put the journals of a count's shards (nqcount --shard I/K --checkpoint FILE) together, "
+       "in any order: check that every task of the plan is recorded, each with one count, and "
+       "print the count (total, unique, orbits). Exit 1 naming the shards whose tasks are "
+       "missing, or the tasks and files of a task recorded with two counts; 2 for journals of "
+       "another board, plan or cut.",
+       [](const Args& a) { return run_merge(a.merge); }},
+      {"status",
+       "Where a campaign of shards stands, from its journals, without changing them (while the "
+       "shards still write): shards done, partial and not started, the share of the estimated "
+       "cost done, the rate over the last hour and the time left at that rate.",
+       [](const Args& a) { return run_status(a.status); }},
+      {"audit",
+       "Count a seeded sample of the tasks that a count's journals record again, with the "
+       "independent kernel a --cross-check uses, and compare task by task: exit 1 naming every "
+       "task whose count differs.",
+       [](const Args& a) { return run_audit(a.audit); }},
   };
   return kCommands;
 }

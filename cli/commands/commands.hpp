@@ -66,5 +66,8 @@ int report_write_stopped(const Monitor& monitor, const SolveConfig& config, std:
 int run_topology(const TopologyArgs& args);
 int run_simulate(const SimulateArgs& args);
 int run_estimate(const EstimateArgs& args);
+int run_merge(const MergeArgs& args);  // a campaign's journals (cli/commands/campaign.cpp)
+int run_status(const StatusArgs& args);
+int run_audit(const AuditArgs& args);
 
 }  // namespace nq::cli

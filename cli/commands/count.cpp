@@ -12,6 +12,7 @@
 #include "cli/commands/commands.hpp"
 #include "cli/commands/count_run.hpp"
 #include "cli/io/json.hpp"
+#include "cli/io/numbers.hpp"
 #include "cli/io/output.hpp"
 #include "cli/io/output_file.hpp"
 #include "cli/io/progress.hpp"
@@ -35,6 +36,17 @@ std::string shell_quoted(const std::string& word) {
 
 }  // namespace
 
+std::optional<std::pair<std::uint32_t, std::uint32_t>> parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  if (slash == std::string::npos) return std::nullopt;
+  std::uint64_t shard = 0, shards = 0;
+  if (read_whole(std::string_view(text).substr(0, slash), shard, kMaxShards) != WholeNumber::ok ||
+      read_whole(std::string_view(text).substr(slash + 1), shards, kMaxShards) != WholeNumber::ok ||
+      shard >= shards)
+    return std::nullopt;
+  return std::pair{static_cast<std::uint32_t>(shard), static_cast<std::uint32_t>(shards)};
+}
+
 // --kernel wins over NQ_KERNEL; the engine rejects unknown names and kernels this CPU lacks.
 static bool kernel_from_env(const CountArgs& args) {
   const char* env_kernel = std::getenv("NQ_KERNEL");
@@ -57,6 +69,10 @@ CountConfig count_config(const CountArgs& args) {
   config.cross_check = args.cross_check;
   config.cross_check_seed = static_cast<std::uint64_t>(args.cross_check_seed);
   config.min_tasks = static_cast<std::uint64_t>(args.tasks);
+  if (const auto shard = parse_shard(args.shard)) {
+    config.shard = shard->first;
+    config.shards = shard->second;
+  }
   return config;
 }
 
@@ -79,6 +95,21 @@ std::string count_args_error(const CountArgs& args, bool mpi) {
   if (mpi && !args.task_stats.empty())
     return "--task-stats is not available in nqcount-mpi (each rank counts a share of the plan); "
            "profile a run with nqcount --task-stats";
+  if (!args.shard.empty()) {
+    if (!parse_shard(args.shard))
+      return "--shard: '" + args.shard +
+             "' is not I/K, shard I of K with 0 <= I < K <= " + std::to_string(kMaxShards) +
+             " (e.g. 0/8 ... 7/8; " + kWholeNumberRule + ")";
+    if (mpi)
+      return "--shard is for nqcount, one job-array task a shard; nqcount-mpi counts the whole "
+             "plan";
+    if (args.algo == "dp") return "--shard applies to --algo search, not --algo dp";
+    if (args.checkpoint.empty())
+      return "--shard needs --checkpoint FILE: the shard's journal is what 'nqcount merge' reads";
+    if (args.verify)
+      return "--verify checks a whole count, not a shard's part: verify the merged count with "
+             "'nqcount merge --verify'";
+  }
   if (args.checkpoint == "-")
     return "--checkpoint '-': a checkpoint is a file that a later run reads back; give a file "
            "name";
@@ -213,7 +244,38 @@ int report_with_failed_writes(const CountArgs& args, const CountResult& r, const
   return failed_writes.empty() ? status : 2;
 }
 
+// A shard's report: its part of the count, for `nqcount merge` to put together.
+int report_shard(const CountArgs& args, const CountResult& r) {
+  const std::string shard = std::to_string(r.shard) + "/" + std::to_string(r.shards);
+  if (args.json) {
+    nlohmann::json j = r;
+    for (const char* whole : {"unique", "u1", "u2", "u4", "u8", "orbits"}) j.erase(whole);
+    j["shard"] = shard;
+    j["tasks"] = r.subproblems_total;
+    j["subproblems_resumed"] = r.subproblems_resumed;
+    std::cout << j.dump() << "\n";
+    return 0;
+  }
+  TextLines o;
+  auto line = [&](const char* k, const std::string& v) { o.line(k, v); };
+  line("n", std::to_string(r.n));
+  line("shard", shard + ", " + std::to_string(r.subproblems) + " of " +
+                    std::to_string(r.subproblems_total) + " tasks counted");
+  line("shard total", to_string(r.orbits.total) +
+                          " (this shard's part; 'nqcount merge' of every "
+                          "shard's journal gives the count)");
+  line("nodes", to_string(r.nodes));
+  o.seconds(r.seconds);
+  line("threads", std::to_string(r.threads));
+  line("kernel", r.isa == r.kernel ? r.kernel : r.kernel + " (" + r.isa + ")");
+  line("journal",
+       args.checkpoint + " (" + std::to_string(r.subproblems_resumed) + " tasks resumed from it)");
+  std::cout << o.text();
+  return 0;
+}
+
 int report_count(const CountArgs& args, const CountResult& r, const RankShares& ranks) {
+  if (r.shards) return report_shard(args, r);
   const auto known = known_value(r.n);
   const bool match = known && r.orbits.total == known->total && r.orbits.unique == known->unique;
 

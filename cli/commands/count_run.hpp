@@ -1,8 +1,11 @@
 // The parts of `nqcount count` that nqcount-mpi shares: signals, the checkpoint, the report.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/io/signal_scope.hpp"
@@ -10,6 +13,10 @@
 #include "engine/count/count.hpp"
 
 namespace nq::cli {
+
+// --shard's I/K: the shard and the shards, where the text is I/K with 0 <= I < K <= kMaxShards.
+inline constexpr std::uint64_t kMaxShards = 1'000'000;
+std::optional<std::pair<std::uint32_t, std::uint32_t>> parse_shard(const std::string& text);
 
 // The count config of the arguments (without the journal). Check memory_limit_error first.
 CountConfig count_config(const CountArgs& args);

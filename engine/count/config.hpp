@@ -92,6 +92,10 @@ struct CountConfig {
   // The row-split plan's tasks: at least this many where its ranks allow (plan_rowsplit's
   // min_tasks; 0: the plan's own cut). nqcount-mpi sets cluster_plan_tasks of all its threads.
   std::uint64_t min_tasks = 0;
+  // Count only shard `shard` of `shards` of the plan (campaign.hpp: shard_tasks), a part of a
+  // campaign that `merge_journals` puts together; its journal records the shard. shards 0: the
+  // whole plan. count() only.
+  std::uint32_t shard = 0, shards = 0;
   // count_selected only: the seats this count's threads share with other counts running at the
   // same time (ThreadSeats); null: its threads count freely.
   ThreadSeats* seats = nullptr;
@@ -125,7 +129,10 @@ struct CountResult {
   std::string kernel;
   std::string isa;   // the instruction set the kernel ran in (Kernel::isa)
   std::string note;  // what "auto" chose differently from what it names, for the caller to say
-  bool cancelled = false;                 // Monitor::cancel stopped it: counts are partial
+  bool cancelled = false;  // Monitor::cancel stopped it: counts are partial
+  // A shard's count (CountConfig::shards > 0): subproblems_total is the shard's tasks, and
+  // orbits.total their weighted sum alone (the rest of the orbits is 0: merge_journals has them).
+  std::uint32_t shard = 0, shards = 0;
   std::uint64_t subproblems_resumed = 0;  // of `subproblems`, found done in the journal
   double setup_seconds = 0;               // planning, estimating and dealing: before any counting
   int numa_nodes = 1;                     // NUMA nodes the run used (one arena each)

@@ -6,17 +6,26 @@
 // already done, or an Error if the journal belongs to another run), then `record` from the
 // worker threads, once per batch of finished subproblems.
 //
-// The file (FileJournal) is a 64-byte header followed by 32-byte records, all little-endian:
+// The file (FileJournal) is a 128-byte header followed by 32-byte records, all little-endian
+// (docs/formats.md, "The checkpoint journal"):
 //   header: magic "NQJOURNL", format version (u32), n (u32), split depth (u32), cross-check
 //           (u32: cross_check_tag of the fraction and seed, 0 when off), classes (u64),
 //           subproblems (u64), route "canonical"/"classic"/"rowsplit-rank" (16 bytes, NUL
-//           padded), record size (u32), FNV-1a 32 of the 60 bytes before it (u32)
+//           padded), record size (u32), FNV-1a 32 of the 60 bytes before it (u32);
+//           then the shard (u32: I of I/K, 0-based), the shards (u32: K, 0 when the journal is
+//           a whole count's), the kernel that created it (16 bytes, NUL padded), the creation
+//           time (u64: Unix milliseconds), 28 bytes of zeros, FNV-1a 32 of the 60 bytes from the
+//           shard on (u32)
 //   record: index (u64), solutions (u64), nodes (u64), residues (u32: solutions mod 65521 in
 //           the high 16 bits, mod 65519 in the low 16), FNV-1a 32 of the 28 bytes before it (u32)
 // The residues are a second, independent check of the count (as in the FPGA Q(27) run): a bit
 // flipped in a stored count that the checksum missed, or one flipped before it was computed,
-// fails it on resume. Version 1 files (residues 0, unchecked) and version 2 files (the cross-check
-// field was reserved, always 0: runs without a cross-check) are still read.
+// fails it on resume. A record whose index is kTimeMark is a time mark, not a task: its solutions
+// field holds the Unix time in milliseconds at which the records before it were written (one
+// after each batch), which is how `nqcount status` sees a campaign's rate. Version 3 files (a
+// 64-byte header: no shard, kernel, time or marks), version 1 files (residues 0, unchecked) and
+// version 2 files (the cross-check field was reserved, always 0: runs without a cross-check) are
+// still read, and a resumed one is appended to in its own version.
 // Records are buffered and appended by one writer thread every `flush_every`, each batch with
 // a single write() of whole records on an O_APPEND descriptor, then fdatasync'd. A crash or a
 // second Ctrl-C can therefore only leave a torn tail, which the reader drops with a warning
@@ -31,6 +40,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "base/types.hpp"
@@ -41,7 +51,8 @@ namespace nq {
 
 struct Plan;
 
-// What a journal belongs to: a resumed run must have the same plan, subproblem for subproblem.
+// What a journal belongs to: a resumed run must have the same plan, subproblem for subproblem,
+// and the same shard of it.
 struct RunIdentity {
   int n = 0;
   int split_rows = 0;
@@ -54,8 +65,19 @@ struct RunIdentity {
   // cross_check_tag() of the run's cross-check fraction and seed (0: no cross-check): a resumed
   // run checks the same subproblems as the one it continues.
   std::uint32_t cross_check = 0;
+  // The shard of the plan it counts (campaign.hpp: shard `shard` of `shards`); shards 0: the
+  // whole plan.
+  std::uint32_t shard = 0, shards = 0;
+  // The kernel that created the journal ("" where a journal does not say: before version 4).
+  // Recorded, not compared: every kernel of a route counts alike, and an audit re-counts with
+  // another (campaign.hpp).
+  std::string kernel;
 
-  bool operator==(const RunIdentity&) const = default;
+  bool operator==(const RunIdentity& o) const {
+    return n == o.n && split_rows == o.split_rows && classes == o.classes &&
+           subproblems == o.subproblems && route == o.route && cross_check == o.cross_check &&
+           shard == o.shard && shards == o.shards;
+  }
 };
 
 RunIdentity run_identity(const Plan& plan, std::uint32_t cross_check = 0);
@@ -65,6 +87,26 @@ struct FinishedSubproblem {
   std::uint64_t index = 0;
   Tally tally;
 };
+
+// The index of a time mark (a record that is no task; see the file's layout above).
+inline constexpr std::uint64_t kTimeMark = ~std::uint64_t{0};
+
+// A journal as it is on disk, read without locking or changing it (a shard may be appending to
+// it): what `nqcount merge`, `status` and `audit` read.
+struct JournalContents {
+  std::string path;
+  RunIdentity run;
+  std::uint32_t version = 0;
+  std::uint64_t created_ms = 0;  // Unix milliseconds; 0 before version 4
+  // Every task record, in file order, a task recorded twice (a resumed batch) twice.
+  std::vector<FinishedSubproblem> records;
+  // The time marks: (Unix milliseconds, how many of `records` were written before it).
+  std::vector<std::pair<std::uint64_t, std::size_t>> marks;
+  std::uint64_t torn_bytes = 0;  // a torn final record, ignored (a write in progress, or cut)
+};
+// An Error (the whole message, naming the file) where it is no journal, is corrupt before its
+// last record, or cannot be read.
+Expected<JournalContents> read_journal(const std::string& path);
 
 class SubproblemJournal {
  public:
@@ -86,8 +128,9 @@ ResumePoint resume_point(const Plan& plan, std::span<const FinishedSubproblem> f
 // The journal on disk.
 class FileJournal final : public SubproblemJournal {
  public:
-  static constexpr std::uint32_t kFormatVersion = 3;
-  static constexpr std::size_t kHeaderBytes = 64;
+  static constexpr std::uint32_t kFormatVersion = 4;
+  static constexpr std::size_t kHeaderBytes = 128;   // version 4
+  static constexpr std::size_t kV3HeaderBytes = 64;  // versions 1 to 3
   static constexpr std::size_t kRecordBytes = 32;
 
   FileJournal(std::string path, std::chrono::milliseconds flush_every);
@@ -115,6 +158,7 @@ class FileJournal final : public SubproblemJournal {
   std::string path_;
   std::chrono::milliseconds flush_every_;
   int fd_ = -1;
+  std::uint32_t version_ = kFormatVersion;  // of the file opened: marks from version 4 only
   std::vector<std::string> warnings_;
 
   std::mutex buffer_mu_;  // guards buffer_ (record() appends, the writer swaps it out)

@@ -62,6 +62,16 @@ const std::string& stats_file() {
   return path;
 }
 
+// A journal of n = 8 that merge, status and audit read: outside the folder the cases run in.
+const std::string& journal_file() {
+  static const std::string path = [] {
+    const std::string p = temp_path("bad_input_journal.ckpt");
+    nq::test::nqcount("--n 8 --checkpoint " + p);
+    return p;
+  }();
+  return path;
+}
+
 const std::vector<Cmd>& table() {
   static const std::vector<Cmd> commands{
       {"count",
@@ -78,6 +88,7 @@ const std::vector<Cmd>& table() {
         {"--cross-check", Kind::real, "0.5"},
         {"--cross-check-seed", Kind::wide, "7"},
         {"--tasks", Kind::wide, "100"},
+        {"--shard", Kind::text, "0/2", false, "--checkpoint " + temp_path("bad_input_shard.ckpt")},
         {"--json", Kind::flag, ""},
         {"--verify", Kind::flag, ""},
         {"--progress", Kind::flag, ""},
@@ -155,6 +166,17 @@ const std::vector<Cmd>& table() {
         {"--root-seconds", Kind::real, "0.001", false, "--ranks 2"},
         {"--cost", Kind::word, "nodes"},
         {"--order", Kind::word, "plan"},
+        {"--json", Kind::flag, ""}}},
+      {"merge",
+       {{"", Kind::path, journal_file(), true},
+        {"--json", Kind::flag, ""},
+        {"--verify", Kind::flag, ""}}},
+      {"status", {{"", Kind::path, journal_file(), true}, {"--json", Kind::flag, ""}}},
+      {"audit",
+       {{"", Kind::path, journal_file(), true},
+        {"--fraction", Kind::real, "0.5"},
+        {"--seed", Kind::wide, "7"},
+        {"--threads", Kind::integer, "1"},
         {"--json", Kind::flag, ""}}},
   };
   return commands;
@@ -281,7 +303,8 @@ TEST_P(BadInput, TableCoversEveryOptionOfTheHelp) {
 
 INSTANTIATE_TEST_SUITE_P(Commands, BadInput,
                          ::testing::Values("count", "solve", "table", "orbit", "edit", "orbits",
-                                           "list", "topology", "simulate", "group", "estimate"));
+                                           "list", "topology", "simulate", "group", "estimate",
+                                           "merge", "status", "audit"));
 
 // With no command word the count is meant: the same checks hold.
 TEST(BadInputDefault, TheDefaultCommandRefusesToo) {

@@ -142,7 +142,7 @@ TEST(CheckpointCli, ResumeWithAnotherCrossCheckIsRefused) {
   ASSERT_EQ(
       nqcount("--n 12 --cross-check 0.5 --cross-check-seed 5 --checkpoint " + complete).status, 0);
   const std::string partial = temp_path("xcheck_partial.ckpt");
-  std::ofstream(partial, std::ios::binary) << read_file(complete).substr(0, 64 + 32 * 100);
+  std::ofstream(partial, std::ios::binary) << read_file(complete).substr(0, 128 + 32 * 100);
   for (const std::string& file : {complete, partial}) {
     for (const std::string args : {"--n 12 --cross-check 0.5 --cross-check-seed 6",
                                    "--n 12 --cross-check 0.25 "
@@ -176,7 +176,8 @@ TEST(CheckpointCli, TornTailIsDroppedWithAWarningAndTheCountIsExact) {
   const Outcome first = nqcount("--n 12 --json --checkpoint " + journal);
   ASSERT_EQ(first.status, 0);
   std::string bytes = read_file(journal);
-  bytes.resize(bytes.size() - 32 * 7 - 5);  // 8 records lost, the last of them torn
+  // The time mark after the run's one batch and 8 records lost, the last of them torn.
+  bytes.resize(bytes.size() - 32 * 8 - 5);
   std::ofstream(journal, std::ios::binary | std::ios::trunc) << bytes;
   const Outcome r = nqcount("--n 12 --json --checkpoint " + journal);
   ASSERT_EQ(r.status, 0) << r.err;

@@ -253,7 +253,7 @@ TEST(HardeningCli, ResumedTaskStatsAreMarkedAndLeftOutBySimulate) {
   const std::string journal = temp_path("stats.ckpt"), stats = temp_path("stats.csv");
   ASSERT_EQ(nqcount("--n 14 --checkpoint " + journal).status, 0);
   // Keep the header and 10 records: 10 subproblems done, the rest to count.
-  std::filesystem::resize_file(journal, 64 + 10 * 32);
+  std::filesystem::resize_file(journal, 128 + 10 * 32);
   const Outcome partial =
       nqcount("--n 14 --verify --checkpoint " + journal + " --task-stats " + stats);
   ASSERT_EQ(partial.status, 0) << partial.err;
@@ -290,7 +290,7 @@ TEST(HardeningCli, ResumedTaskStatsAreMarkedAndLeftOutBySimulate) {
 // an interrupted one, whose work could not be saved, exits 2, not 130 as if it had been saved.
 TEST(HardeningCli, UnsavedCheckpointOfAnInterruptedRunExits2) {
   const std::string journal = temp_path("full.ckpt"), err = temp_path("full.err");
-  const std::string limited = "trap '' XFSZ; ulimit -f 1; ";  // 1 KiB: the header and 30 records
+  const std::string limited = "trap '' XFSZ; ulimit -f 1; ";  // 1 KiB: the header and 28 records
   const Outcome done = shell(limited + NQCOUNT_BIN + " --n 16 --verify --checkpoint " + journal);
   EXPECT_EQ(done.status, 2) << done.err;
   EXPECT_TRUE(has(done.out, "total        14772512")) << done.out;
@@ -450,7 +450,7 @@ TEST(HardeningCli, ACompleteJournalAnswersFromStorageThatCannotBeWritten) {
   // An incomplete one: its header and the first records only.
   std::filesystem::permissions(journal, std::filesystem::perms::owner_write,
                                std::filesystem::perm_options::add);
-  std::filesystem::resize_file(journal, 64 + 32 * 10);
+  std::filesystem::resize_file(journal, 128 + 32 * 10);
   const Outcome part = shell(as_nobody + NQCOUNT_BIN + " --n 10 --checkpoint " + journal);
   EXPECT_EQ(part.status, 2) << part.err;
   EXPECT_TRUE(has(part.err, "cannot be written")) << part.err;

@@ -143,12 +143,33 @@ TEST(Mpi, CheckpointsAreSharedWithNqcount) {
     std::ifstream f(journal, std::ios::binary);
     bytes.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
   }
-  bytes.resize(64 + (bytes.size() - 64) / 2 / 32 * 32 + 3);
+  bytes.resize(128 + (bytes.size() - 128) / 2 / 32 * 32 + 3);
   std::ofstream(journal, std::ios::binary | std::ios::trunc) << bytes;
   const Outcome resumed = mpi(2, "--n 12 --json --checkpoint " + journal);
   ASSERT_EQ(resumed.status, 0) << resumed.err;
   expect_same_counts(resumed.out, plain.out);
   EXPECT_NE(resumed.err.find("torn"), std::string::npos) << resumed.err;
+}
+
+// nqcount merge reads an nqcount-mpi journal as one of a count's journals: alone, and beside a
+// shard of the same plan and cut, whose tasks it records too.
+TEST(Mpi, AJournalOfNqcountMpiIsMergedWithShards) {
+  const std::string journal = temp_path("m16.ckpt"), shard = temp_path("m16-shard.ckpt");
+  const Outcome written = mpi(2, "--n 16 --json --checkpoint " + journal);
+  ASSERT_EQ(written.status, 0) << written.err;
+  const Outcome alone = nqcount("merge --json --verify " + journal);
+  ASSERT_EQ(alone.status, 0) << alone.err;
+  auto same = [](const std::string& merged, const std::string& counted) {
+    const auto a = nlohmann::json::parse(merged), b = nlohmann::json::parse(counted);
+    for (const char* f : {"n", "total", "unique", "orbits", "nodes"})
+      EXPECT_EQ(a[f], b[f]) << f << "\n" << merged << "\n" << counted;
+  };
+  same(alone.out, written.out);
+  ASSERT_EQ(nqcount("--n 16 --shard 1/3 --checkpoint " + shard).status, 0);
+  const Outcome both = nqcount("merge --json " + shard + " " + journal);
+  ASSERT_EQ(both.status, 0) << both.err;
+  same(both.out, written.out);
+  EXPECT_GT(nlohmann::json::parse(both.out)["duplicates"].get<int>(), 0);
 }
 
 // --cross-check under MPI: rank 0 deals each selected subproblem again, as a check, to another
@@ -282,11 +303,11 @@ Outcome interrupted_run(const std::string& journal, const char* sig, const char*
       " " NQCOUNT_MPI_BIN " --n " + std::to_string(n) + " --kernel " + kernel + " --threads 1 " +
       extra + " --checkpoint " + journal + " --checkpoint-every 1 >/dev/null 2>" + err +
       " & m=$!; "
-      // Stopped once the journal holds a record (past its 64-byte header), so that a resume has
+      // Stopped once the journal holds a record (past its 128-byte header), so that a resume has
       // work to take back however slowly the first batches come (a loaded machine).
       "for i in $(seq 1200); do [ -f " +
       journal + " ] && [ $(stat -c %s " + journal +
-      ") -gt 64 ] && break; sleep 0.05; done; sleep 0.5; "
+      ") -gt 128 ] && break; sleep 0.05; done; sleep 0.5; "
       "p=$(for w in $(pgrep -P $m); do pgrep -P $w; done | sort -n | tr \"\\n\" \" \"); "
       "p=${p% }; " +
       kill + "wait $m; echo $?";
@@ -410,12 +431,12 @@ Outcome sbatch(const std::string& dir, const std::string& env, bool terminate) {
       " SLURM_JOB_ID=4242 " + env + " exec " NQ_SOURCE_DIR "/scripts/slurm/nqcount.sbatch";
   if (!terminate) return shell(run + " > " + dir + "/job.out");
   // As Slurm's --signal=B:TERM does: SIGTERM to the batch shell while the step runs, once the
-  // journal holds a record (past its 64-byte header), however loaded the machine.
+  // journal holds a record (past its 128-byte header), however loaded the machine.
   const std::string journal = dir + "/nqcount-n16.ckpt";
   const Outcome r =
       shell("bash -c '" + run + " > " + dir + "/job.out & s=$!; for i in $(seq 1200); do [ -f " +
             journal + " ] && [ $(stat -c %s " + journal +
-            ") -gt 64 ] && break; sleep 0.05; done; sleep 0.2; "
+            ") -gt 128 ] && break; sleep 0.05; done; sleep 0.2; "
             "kill -TERM $s; wait $s; echo $?'");
   return {std::atoi(r.out.c_str()), r.out, r.err};
 }

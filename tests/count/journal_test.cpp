@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -61,7 +62,14 @@ Expected<std::vector<FinishedSubproblem>> reopen(const std::string& path, const 
 TEST(Journal, RecordsSurviveCloseAndReopen) {
   const std::string path = temp_path("roundtrip");
   write_journal(path, 50);
-  EXPECT_EQ(read_bytes(path).size(), FileJournal::kHeaderBytes + 50 * FileJournal::kRecordBytes);
+  // The records, and a time mark after each batch written (at least the one of close()).
+  const auto contents = read_journal(path);
+  ASSERT_TRUE(contents.ok()) << contents.error().message;
+  EXPECT_EQ(contents->records.size(), 50u);
+  ASSERT_GE(contents->marks.size(), 1u);
+  EXPECT_EQ(contents->marks.back().second, 50u);
+  EXPECT_EQ(read_bytes(path).size(),
+            FileJournal::kHeaderBytes + (50 + contents->marks.size()) * FileJournal::kRecordBytes);
   std::vector<std::string> warnings;
   const auto done = reopen(path, kRun, &warnings);
   ASSERT_TRUE(done.ok()) << done.error().message;
@@ -72,6 +80,51 @@ TEST(Journal, RecordsSurviveCloseAndReopen) {
     EXPECT_EQ((*done)[i].tally.solutions, made_up(i).tally.solutions);
     EXPECT_EQ((*done)[i].tally.nodes, made_up(i).tally.nodes);
   }
+}
+
+TEST(Journal, AVersion3JournalIsResumedAndAppendedToInItsOwnFormat) {
+  // A 64-byte header of version 3 (no shard, kernel or time) and two records, by hand.
+  std::string bytes(FileJournal::kV3HeaderBytes, '\0');
+  auto* h = reinterpret_cast<unsigned char*>(bytes.data());
+  auto put = [](unsigned char* p, std::uint64_t v, int size) {
+    for (int i = 0; i < size; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+  };
+  std::memcpy(h, "NQJOURNL", 8);
+  put(h + 8, 3, 4);
+  put(h + 12, static_cast<std::uint64_t>(kRun.n), 4);
+  put(h + 16, static_cast<std::uint64_t>(kRun.split_rows), 4);
+  put(h + 24, kRun.classes, 8);
+  put(h + 32, kRun.subproblems, 8);
+  std::memcpy(h + 40, kRun.route.data(), kRun.route.size());
+  put(h + 56, FileJournal::kRecordBytes, 4);
+  put(h + 60, fnv1a32(h, 60), 4);
+  for (std::uint64_t i = 0; i < 2; ++i) {
+    unsigned char r[32] = {};
+    const FinishedSubproblem f = made_up(i);
+    put(r, f.index, 8);
+    put(r + 8, f.tally.solutions, 8);
+    put(r + 16, f.tally.nodes, 8);
+    put(r + 24, count_residues(f.tally.solutions), 4);
+    put(r + 28, fnv1a32(r, 28), 4);
+    bytes.append(reinterpret_cast<const char*>(r), 32);
+  }
+  const std::string path = temp_path("v3");
+  write_bytes(path, bytes);
+  {
+    FileJournal j(path, 10ms);
+    const auto done = j.begin(kRun);
+    ASSERT_TRUE(done.ok()) << done.error().message;
+    EXPECT_EQ(done->size(), 2u);
+    const FinishedSubproblem f = made_up(2);
+    j.record(std::span(&f, 1));
+    ASSERT_TRUE(j.close().ok());
+  }
+  EXPECT_EQ(read_bytes(path).size(), FileJournal::kV3HeaderBytes + 3 * 32) << "no time mark";
+  const auto contents = read_journal(path);
+  ASSERT_TRUE(contents.ok()) << contents.error().message;
+  EXPECT_EQ(contents->version, 3u);
+  EXPECT_EQ(contents->records.size(), 3u);
+  EXPECT_EQ(contents->run.shards, 0u);
 }
 
 // A cluster's run cuts the row-split plan finer; the run that resumes its journal (on another
@@ -206,6 +259,7 @@ TEST(Journal, TornFinalRecordIsDroppedWithAWarning) {
     const std::string path = temp_path("torn");
     write_journal(path, 6);
     std::string bytes = read_bytes(path);
+    bytes.resize(whole + FileJournal::kRecordBytes);  // the six records, without the time mark
     if (partial)
       bytes.resize(whole + 11);
     else

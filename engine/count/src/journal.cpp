@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -19,6 +20,7 @@ namespace {
 
 constexpr unsigned char kMagic[8] = {'N', 'Q', 'J', 'O', 'U', 'R', 'N', 'L'};
 constexpr std::size_t kRouteBytes = 16;
+constexpr std::size_t kKernelBytes = 16;
 
 void put_u32(unsigned char* p, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
@@ -41,6 +43,21 @@ std::string sys_error(const std::string& what, const std::string& path) {
   return what + " checkpoint '" + path + "': " + std::strerror(errno);
 }
 
+std::uint64_t unix_ms_now() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count());
+}
+
+// A NUL-padded name field of `bytes` bytes (one left for the NUL).
+void put_name(unsigned char* p, const std::string& name, std::size_t bytes) {
+  std::memcpy(p, name.data(), std::min(name.size(), bytes - 1));
+}
+std::string get_name(const unsigned char* p, std::size_t bytes) {
+  return std::string(reinterpret_cast<const char*>(p),
+                     strnlen(reinterpret_cast<const char*>(p), bytes));
+}
+
 void encode_header(const RunIdentity& run, unsigned char* h) {
   std::memset(h, 0, FileJournal::kHeaderBytes);
   std::memcpy(h, kMagic, sizeof kMagic);
@@ -50,9 +67,14 @@ void encode_header(const RunIdentity& run, unsigned char* h) {
   put_u32(h + 20, run.cross_check);
   put_u64(h + 24, run.classes);
   put_u64(h + 32, run.subproblems);
-  std::memcpy(h + 40, run.route.data(), std::min(run.route.size(), kRouteBytes - 1));
+  put_name(h + 40, run.route, kRouteBytes);
   put_u32(h + 56, FileJournal::kRecordBytes);
   put_u32(h + 60, fnv1a32(h, 60));
+  put_u32(h + 64, run.shard);
+  put_u32(h + 68, run.shards);
+  put_name(h + 72, run.kernel, kKernelBytes);
+  put_u64(h + 88, unix_ms_now());
+  put_u32(h + 124, fnv1a32(h + 64, 60));
 }
 
 void encode_record(const FinishedSubproblem& f, unsigned char* r) {
@@ -183,55 +205,83 @@ Expected<std::vector<unsigned char>> read_all(int fd) {
   return bytes;
 }
 
-// The journal's format version, once its header checks out and names `run`.
-Expected<std::uint32_t> check_header(const std::vector<unsigned char>& bytes,
-                                     const RunIdentity& run) {
-  if (bytes.size() < FileJournal::kHeaderBytes || !std::equal(kMagic, kMagic + 8, bytes.begin()))
+// What a journal's header says.
+struct Header {
+  RunIdentity run;
+  std::uint32_t version = 0;
+  std::size_t bytes = 0;  // the header's size: where the records start
+  std::uint64_t created_ms = 0;
+};
+
+// The header at the start of `bytes`, once it checks out.
+Expected<Header> decode_header(const std::vector<unsigned char>& bytes) {
+  if (bytes.size() < FileJournal::kV3HeaderBytes || !std::equal(kMagic, kMagic + 8, bytes.begin()))
     return Error{"is not an nqcount checkpoint (no journal header)"};
   const unsigned char* h = bytes.data();
   if (fnv1a32(h, 60) != get_u32(h + 60)) return Error{"has a corrupt header (checksum)"};
-  const std::uint32_t version = get_u32(h + 8);
-  // Version 1: no residues; versions 1 and 2: no cross-check (the field was reserved, 0).
-  if (version < 1 || version > FileJournal::kFormatVersion)
-    return Error{"has format version " + std::to_string(get_u32(h + 8)) +
+  Header out;
+  out.version = get_u32(h + 8);
+  // Version 1: no residues; versions 1 and 2: no cross-check (the field was reserved, 0);
+  // versions 1 to 3: a 64-byte header, no time marks.
+  if (out.version < 1 || out.version > FileJournal::kFormatVersion)
+    return Error{"has format version " + std::to_string(out.version) +
                  "; this nqcount reads versions 1 to " +
                  std::to_string(FileJournal::kFormatVersion)};
-  if (version < 3 && get_u32(h + 20) != 0) return Error{"has a corrupt header (reserved field)"};
+  if (out.version < 3 && get_u32(h + 20) != 0)
+    return Error{"has a corrupt header (reserved field)"};
   if (get_u32(h + 56) != FileJournal::kRecordBytes)
     return Error{"has a corrupt header (record size)"};
-  RunIdentity theirs;
-  theirs.n = static_cast<int>(get_u32(h + 12));
-  theirs.split_rows = static_cast<int>(get_u32(h + 16));
-  theirs.classes = get_u64(h + 24);
-  theirs.subproblems = get_u64(h + 32);
-  theirs.route.assign(reinterpret_cast<const char*>(h + 40),
-                      strnlen(reinterpret_cast<const char*>(h + 40), kRouteBytes));
-  theirs.cross_check = get_u32(h + 20);
-  if (!(theirs == run))
-    return Error{"belongs to another run (" + describe(theirs) + "); this run has " +
-                 describe(run)};
-  return version;
+  RunIdentity& run = out.run;
+  run.n = static_cast<int>(get_u32(h + 12));
+  run.split_rows = static_cast<int>(get_u32(h + 16));
+  run.classes = get_u64(h + 24);
+  run.subproblems = get_u64(h + 32);
+  run.route = get_name(h + 40, kRouteBytes);
+  run.cross_check = get_u32(h + 20);
+  out.bytes = FileJournal::kV3HeaderBytes;
+  if (out.version >= 4) {
+    out.bytes = FileJournal::kHeaderBytes;
+    if (bytes.size() < out.bytes) return Error{"has a truncated header"};
+    if (fnv1a32(h + 64, 60) != get_u32(h + 124))
+      return Error{"has a corrupt header (shard fields' checksum)"};
+    run.shard = get_u32(h + 64);
+    run.shards = get_u32(h + 68);
+    run.kernel = get_name(h + 72, kKernelBytes);
+    out.created_ms = get_u64(h + 88);
+    if (run.shards > 0 && run.shard >= run.shards)
+      return Error{"has a corrupt header (shard " + std::to_string(run.shard) + " of " +
+                   std::to_string(run.shards) + ")"};
+  }
+  return out;
 }
 
-// The journal's records, each subproblem once, and where the valid ones end (before a torn
-// last record, if any).
-struct JournalRecords {
-  std::vector<FinishedSubproblem> done;
-  std::size_t valid_end = 0;
+// The journal's header, once it checks out and names `run`.
+Expected<Header> check_header(const std::vector<unsigned char>& bytes, const RunIdentity& run) {
+  auto header = decode_header(bytes);
+  if (!header) return header.error();
+  if (!(header->run == run))
+    return Error{"belongs to another run (" + describe(header->run) + "); this run has " +
+                 describe(run)};
+  return header;
+}
+
+// The records after a checked header, as they are: every one must check out, except a torn
+// last one.
+struct RawRecords {
+  std::vector<FinishedSubproblem> records;
+  std::vector<std::pair<std::uint64_t, std::size_t>> marks;  // JournalContents::marks
+  std::size_t valid_end = 0;  // where the valid records end (before a torn last one, if any)
 };
 
-// The records after a checked header of `version`, of a run of `subproblems`: every one must
-// check out, except a torn last one; one subproblem recorded twice must have one count.
-Expected<JournalRecords> read_records(const std::vector<unsigned char>& bytes,
-                                      std::uint32_t version, std::uint64_t subproblems) {
-  constexpr std::size_t kHeader = FileJournal::kHeaderBytes, kRecord = FileJournal::kRecordBytes;
-  JournalRecords out;
-  std::vector<std::uint64_t> seen_solutions(subproblems, ~std::uint64_t{0});
-  const std::size_t body = bytes.size() - kHeader;
+Expected<RawRecords> parse_records(const std::vector<unsigned char>& bytes, const Header& header) {
+  constexpr std::size_t kRecord = FileJournal::kRecordBytes;
+  const std::size_t start = header.bytes;
+  RawRecords out;
+  const std::size_t body = bytes.size() - start;
   const std::size_t whole = body / kRecord;
-  out.valid_end = kHeader + whole * kRecord;
+  out.valid_end = start + whole * kRecord;
   for (std::size_t i = 0; i < whole; ++i) {
-    const unsigned char* r = bytes.data() + kHeader + i * kRecord;
+    const unsigned char* r = bytes.data() + start + i * kRecord;
     const bool last = i + 1 == whole && body % kRecord == 0;
     if (fnv1a32(r, 28) != get_u32(r + 28)) {
       if (last) {
@@ -242,13 +292,37 @@ Expected<JournalRecords> read_records(const std::vector<unsigned char>& bytes,
                    " fails its checksum"};
     }
     FinishedSubproblem f{get_u64(r), {get_u64(r + 8), get_u64(r + 16)}};
-    if (version >= 2 && get_u32(r + 24) != count_residues(f.tally.solutions))
+    if (header.version >= 2 && get_u32(r + 24) != count_residues(f.tally.solutions))
       return Error{"is corrupt: record " + std::to_string(i + 1) + " (subproblem " +
                    std::to_string(f.index) + ") fails its check of the count mod " +
                    std::to_string(kResiduePrimes[0]) + " and " + std::to_string(kResiduePrimes[1])};
-    if (f.index >= subproblems)
+    if (header.version >= 4 && f.index == kTimeMark) {
+      out.marks.emplace_back(f.tally.solutions, out.records.size());
+      continue;
+    }
+    if (f.index >= header.run.subproblems)
       return Error{"is corrupt: record " + std::to_string(i + 1) + " names subproblem " +
-                   std::to_string(f.index) + " of " + std::to_string(subproblems)};
+                   std::to_string(f.index) + " of " + std::to_string(header.run.subproblems)};
+    out.records.push_back(f);
+  }
+  return out;
+}
+
+// The journal's records, each subproblem once, and where the valid ones end (before a torn
+// last record, if any). One subproblem recorded twice must have one count.
+struct JournalRecords {
+  std::vector<FinishedSubproblem> done;
+  std::size_t valid_end = 0;
+};
+
+Expected<JournalRecords> read_records(const std::vector<unsigned char>& bytes,
+                                      const Header& header) {
+  auto raw = parse_records(bytes, header);
+  if (!raw) return raw.error();
+  JournalRecords out;
+  out.valid_end = raw->valid_end;
+  std::vector<std::uint64_t> seen_solutions(header.run.subproblems, ~std::uint64_t{0});
+  for (const FinishedSubproblem& f : raw->records) {
     std::uint64_t& seen = seen_solutions[f.index];
     if (seen != ~std::uint64_t{0}) {
       if (seen != f.tally.solutions)
@@ -289,6 +363,33 @@ std::uint32_t fnv1a32(const unsigned char* bytes, std::size_t size) {
     h *= 16777619u;
   }
   return h;
+}
+
+Expected<JournalContents> read_journal(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error{sys_error("cannot open", path)};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Error{"checkpoint '" + path + "' is not a regular file"};
+  }
+  const auto bytes = read_all(fd);
+  ::close(fd);
+  auto refuse = [&](const std::string& why) { return Error{"checkpoint '" + path + "' " + why}; };
+  if (!bytes) return refuse(bytes.error().message);
+  const auto header = decode_header(*bytes);
+  if (!header) return refuse(header.error().message);
+  auto raw = parse_records(*bytes, *header);
+  if (!raw) return refuse(raw.error().message);
+  JournalContents out;
+  out.path = path;
+  out.run = header->run;
+  out.version = header->version;
+  out.created_ms = header->created_ms;
+  out.records = std::move(raw.value().records);
+  out.marks = std::move(raw.value().marks);
+  out.torn_bytes = bytes->size() - raw->valid_end;
+  return out;
 }
 
 std::uint64_t rowsplit_journal_tasks(const std::string& path, int n) {
@@ -339,7 +440,9 @@ std::string describe(const RunIdentity& run) {
          std::to_string(run.classes) + " classes, " + std::to_string(run.subproblems) +
          " subproblems, " + run.route + " route, " +
          (run.cross_check ? "cross-check " + std::string(tag) + " (fraction and seed)"
-                          : std::string("no cross-check"));
+                          : std::string("no cross-check")) +
+         (run.shards ? ", shard " + std::to_string(run.shard) + "/" + std::to_string(run.shards)
+                     : std::string());
 }
 
 ResumePoint resume_point(const Plan& plan, std::span<const FinishedSubproblem> finished) {
@@ -376,9 +479,9 @@ Expected<std::vector<FinishedSubproblem>> FileJournal::begin(const RunIdentity& 
   };
   const auto bytes = read_all(fd);
   if (!bytes) return refuse(bytes.error().message);
-  const auto version = check_header(*bytes, run);
-  if (!version) return refuse(version.error().message);
-  auto records = read_records(*bytes, *version, run.subproblems);
+  const auto header = check_header(*bytes, run);
+  if (!header) return refuse(header.error().message);
+  auto records = read_records(*bytes, *header);
   if (!records) return refuse(records.error().message);
   std::vector<FinishedSubproblem>& done = records.value().done;
   if (opened->read_only && done.size() < run.subproblems)
@@ -391,6 +494,7 @@ Expected<std::vector<FinishedSubproblem>> FileJournal::begin(const RunIdentity& 
   if (!warning) return refuse(warning.error().message);
   if (!warning->empty()) warnings_.push_back(*warning);
   fd_ = fd;
+  version_ = header->version;
   stop_ = false;
   writer_ = std::thread([this] { writer_loop(); });
   return std::move(done);
@@ -420,6 +524,11 @@ Expected<void> FileJournal::write_out(std::vector<unsigned char>& bytes) {
   // Called with write_mu_ held. One write() of whole records: only the tail can tear.
   if (!error_.empty()) return Error{error_};
   if (bytes.empty()) return {};
+  if (version_ >= 4) {  // when these records were saved, for a campaign's rate
+    unsigned char mark[kRecordBytes];
+    encode_record({kTimeMark, {unix_ms_now(), 0}}, mark);
+    bytes.insert(bytes.end(), mark, mark + kRecordBytes);
+  }
   if (!write_all(fd_, bytes.data(), bytes.size()) || ::fdatasync(fd_) != 0) {
     error_ = sys_error("cannot write", path_);
     return Error{error_};

@@ -22,6 +22,7 @@
 #include "engine/count/src/cost.hpp"
 #include "engine/count/src/placement.hpp"
 #include "engine/count/src/runner.hpp"
+#include "engine/count/src/shard.hpp"
 #include "engine/count/src/splits.hpp"
 #include "engine/count/topology.hpp"
 #include "kernels/kernels.hpp"
@@ -62,6 +63,10 @@ Expected<const Kernel*> checked_kernel(const CountConfig& config) {
   if (config.cross_check != -1 && !(config.cross_check >= 0 && config.cross_check <= 1))
     return Error{"the cross-check fraction must be between 0 and 1, got " +
                  std::to_string(config.cross_check)};
+  if (config.shards && (n < 4 || config.shard >= config.shards))
+    return Error{"shard " + std::to_string(config.shard) + "/" + std::to_string(config.shards) +
+                 ": a shard is one of 0 to " + std::to_string(config.shards - 1) +
+                 " of a board of 4 rows or more"};
   if (config.order_fewest || config.lookahead) {
     // Only the scalar search tracks every open row; "auto" means it here.
     if (config.kernel != "auto" && config.kernel != "scalar")
@@ -86,6 +91,28 @@ Expected<const Kernel*> checked_kernel(const CountConfig& config) {
         "the join kernel has its own plan (one subproblem per row split); a split depth "
         "applies to the backtracking kernels only"};
   return kernel;
+}
+
+// What a count resumes and has left (a shard's tasks only), its journal begun with the run's
+// identity: its plan, cross-check, shard and kernel.
+Expected<detail::ShardResume> resume_count(const Plan& plan, std::span<const std::uint64_t> costs,
+                                           const CountConfig& config, const Kernel& kernel,
+                                           std::uint32_t tag) {
+  RunIdentity run = run_identity(plan, tag);
+  run.kernel = kernel.name;
+  run.shard = config.shard;
+  run.shards = config.shards;
+  if (config.shards) return detail::resume_shard(plan, costs, run, config.journal);
+  detail::ShardResume out;
+  out.tasks = plan.size();
+  if (!config.journal) {
+    out.resume = resume_point(plan, {});
+    return out;
+  }
+  auto done = config.journal->begin(run);
+  if (!done) return done.error();
+  out.resume = resume_point(plan, *done);
+  return out;
 }
 
 // The run's cross-check: its second kernel.
@@ -260,14 +287,15 @@ Expected<CountResult> count_with_journal(const CountConfig& config, Monitor* mon
   if (auto refused = check_memory(result.memory_estimate, config.memory_limit)) return *refused;
 
   // Resume: skip what the journal holds and add it back (engine/count/journal.hpp).
-  auto resumed = resume_run(plan, config.journal, tag);
-  if (!resumed) return resumed.error();
+  auto begun = resume_count(plan, costs, config, *kernel, tag);
+  if (!begun) return begun.error();
+  ResumePoint* resumed = &begun.value().resume;
   CrossCheck check(fraction, config.cross_check_seed, &second_kernel(config, *kernel));
   if (check.on()) result.cross_check_kernel = check.second().name;
   RunContext context;
   context.journal = config.journal;
   std::vector<std::uint64_t> todo_costs;
-  if (config.journal) {
+  if (config.journal || config.shards) {
     context.selection = &resumed->todo;
     context.resuming = true;
     todo_costs.reserve(resumed->todo.size());
@@ -275,12 +303,12 @@ Expected<CountResult> count_with_journal(const CountConfig& config, Monitor* mon
     context.selection_costs = &todo_costs;
   }
   context.costs = &costs;
-  if (monitor) start_monitor(*monitor, plan, costs, *resumed);
+  if (monitor) start_monitor(*monitor, plan, config.shards ? begun->costs : costs, *resumed);
 
   // The row-split plan's Burnside terms, on a worker of the run (RunContext::beside); a cancelled
   // count stops them too.
   detail::SymmetricCounts symmetric;
-  if (plan.rowsplit())
+  if (plan.rowsplit() && !config.shards)  // a shard's merge finds them (campaign.hpp)
     context.beside = [&] {
       symmetric =
           detail::whole_board_symmetric(n, monitor ? &monitor->cancel : nullptr, check.stop_flag());
@@ -292,10 +320,11 @@ Expected<CountResult> count_with_journal(const CountConfig& config, Monitor* mon
     plan.sym4 = symmetric.sym4;
     plan.sym2 = symmetric.sym2;
   }
-  if (auto finished =
-          finish_count(plan, part, *resumed, result, !plan.rowsplit() || symmetric.complete);
+  if (auto finished = finish_count(plan, part, *resumed, result,
+                                   !plan.rowsplit() || config.shards || symmetric.complete);
       !finished)
     return finished.error();
+  if (config.shards) detail::finish_shard(config.shard, config.shards, begun->tasks, result);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
