@@ -11,7 +11,8 @@ NQ_SCRIPT_PACKAGES=(jq bc time gnuplot-nox hwloc)
 # uses g++); clang-format and python3 for the first stage's checks; man-db and groff-base to
 # render the generated man pages.
 NQ_TEST_PACKAGES=(libgtest-dev libbenchmark-dev libopenmpi-dev openmpi-bin "${NQ_SCRIPT_PACKAGES[@]}"
-                  clang libclang-rt-14-dev lld clang-format python3 man-db groff-base)
+                  clang libclang-rt-14-dev lld clang-format python3 man-db groff-base
+                  slurm-wlm munge)
 
 # One field of the JSON object on stdin, printed raw (a number as it is, a string unquoted,
 # nothing when the field is absent): nq_field seconds <result.json
