@@ -358,8 +358,19 @@ Plan plan_canonical(int n, int split_rows, const PlanControl& control) {
     return plan;
   }
   plan.subproblems.reserve(total);
-  prefault_for_writing(plan.subproblems.data(), total * sizeof(Subproblem));
-  plan.subproblems.resize(total);
+  // Faulted in and zeroed a block at a time, so that a cancel is seen between blocks: a large
+  // plan's pages take a second or more to map and clear.
+  constexpr std::size_t kBlock = std::size_t{1} << 18;
+  for (std::size_t size = 0; size < total;) {
+    if (control.cancelled()) {
+      plan.stopped = true;
+      return plan;
+    }
+    const std::size_t next = std::min(total, size + kBlock);
+    prefault_for_writing(plan.subproblems.data() + size, (next - size) * sizeof(Subproblem));
+    plan.subproblems.resize(next);
+    size = next;
+  }
   plan.weights.resize(total);
   tbb::parallel_for(std::size_t{0}, classes.size(), [&](std::size_t i) {
     Subproblem* to = plan.subproblems.data() + planned[i].first;
