@@ -227,7 +227,10 @@ TEST(Runner, TheCallingThreadCountsAndSelectionsAddUp) {
   });
   caller.join();
   EXPECT_TRUE(total == whole->orbits.total);
-  EXPECT_EQ(g_counted_on, callers);
+  // Under ThreadSanitizer the workers are plain threads of their own, and the caller waits.
+  if (!NQ_TSAN) {
+    EXPECT_EQ(g_counted_on, callers);
+  }
 }
 
 // Runs `body` on a thread of its own; a body still running after a minute is a deadlock, which
