@@ -24,7 +24,7 @@ void detail::prepare_join_check(int n) {
 }
 
 void detail::set_join_check_watch(const Watch& watch) {
-  join_scalar::join_detail::check_scratch().watch = watch;
+  join_scalar::join_detail::check_scratch().sieve.watch = watch;
 }
 
 }  // namespace nq

@@ -171,6 +171,10 @@ inline std::uint64_t count_blocks(const SieveLayout& l, const std::uint32_t* sta
   std::uint32_t first = 0;  // the first group that reaches into the block
   alignas(64) std::uint64_t gathered[512];
   for (std::size_t lo = 0; lo < n; lo += 512) {
+    if (sc.watch.poll && sc.watch.poll(sc.watch.context, 0)) {
+      sc.stopped = true;
+      return sum;
+    }
     const std::size_t count = std::min<std::size_t>(512, n - lo), hi = lo + count;
     alignas(64) std::uint64_t lanes[kMaxCuts][8];
     for (int j = 0; j < c; ++j) std::fill(lanes[j], lanes[j] + 8, 0ull);
@@ -312,9 +316,10 @@ inline std::uint64_t count_blocks(const SieveLayout& l, const std::uint32_t* sta
                                                               std::uint32_t low, SieveScratch& sc) {
   const std::uint32_t groups = l.groups;
   // vl = 0 meets every sliced member: counted in place, without a gather.
+  sc.stopped = false;
   std::uint64_t total = count_blocks(l, sc.a_start.data(), low, 0, sc);
   sc.part_start.resize(groups + 1);
-  for (std::uint32_t vl = 1; vl <= low; ++vl) {
+  for (std::uint32_t vl = 1; vl <= low && !sc.stopped; ++vl) {
     std::uint32_t at = 0;
     for (std::uint32_t u = 0; u < groups; ++u) {
       sc.part_start[u] = at;

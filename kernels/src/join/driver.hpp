@@ -30,7 +30,7 @@ inline void bucket(const std::vector<Leaf>& leaves, std::uint32_t buckets,
 // again for every east chunk (making a half costs far less than pairing it). `nodes` gets the
 // candidates each half examined, once per half. After every pair of chunks the thread's watch
 // (kernels.hpp, Watch) hears of the pairs examined, and may stop the count (its result is
-// then partial, and the caller drops it).
+// then partial, and the caller drops it); within a pair of chunks the sieve asks it too.
 inline std::uint64_t count_settled(const Board& b, Mask east, Mask west, Scratch& scratch,
                                    std::uint64_t& nodes) {
   SettledHalf& e = scratch.east_walk;
@@ -49,7 +49,7 @@ inline std::uint64_t count_settled(const Board& b, Mask east, Mask west, Scratch
     return 0;
   }
   const int bits = 2 * b.window;
-  const Watch watch = scratch.watch;
+  const Watch watch = scratch.sieve.watch;
   w.rewind();
   std::size_t nz = w.next(z, chunk);
   const bool west_whole = w.done();  // one chunk holds the whole west half: made once

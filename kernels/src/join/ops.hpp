@@ -28,7 +28,7 @@ inline void prepare_thread(int n) {
 }
 
 inline void set_thread_watch(const Watch& watch) {
-  join_detail::thread_scratch().watch = watch;
+  join_detail::thread_scratch().sieve.watch = watch;
 }
 
 constexpr detail::JoinOps join_ops(std::string_view isa, const detail::IsaTarget* target) {

@@ -1,5 +1,5 @@
-// Per-thread scratch: both halves' leaves and walks, the sieve's scratch, the thread's watch and
-// limits (Scratch), reserved and faulted in once per board size; thread_scratch for the count,
+// Per-thread scratch: both halves' leaves and walks, the sieve's scratch (with the thread's watch),
+// and limits (Scratch), reserved and faulted in once per board size; thread_scratch for the count,
 // check_scratch for the cross-check.
 //
 // Per-ISA: included (through kernels/src/join/join.hpp) by join_scalar.cpp and join_avx512.cpp with
@@ -34,7 +34,6 @@ struct Scratch {
   HalfScratch east_half, west_half;
   SettledHalf east_walk, west_walk;
   std::vector<SettledHalf::Walk> east_starts, west_starts;  // sampling's chunk starts
-  Watch watch;                                              // the calling thread's (kernels.hpp)
   // Placements per chunk of a settled half, and the largest bottom part: kJoinChunk and
   // kJoinMaxParts, a quarter of them in check_scratch (and smaller in tests, so that small
   // boards take every path).

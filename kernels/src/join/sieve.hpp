@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/kernels.hpp"
 #include "kernels/src/join/pair_counter.hpp"
 
 namespace nq::NQ_KERNEL_NAMESPACE::join_detail {
@@ -36,6 +37,11 @@ struct SieveScratch {
 #else
   bool narrow_visits = true;
 #endif
+  // The calling thread's watch (kernels.hpp), polled between blocks of sliced members too, so
+  // that a stop is seen within a chunk pair (seconds of work at n = 28); `stopped` once it said
+  // stop: the call's count is then partial, and its caller drops it.
+  Watch watch;
+  bool stopped = false;
 };
 
 // Word w of the 512-bit mask with bits [from, to) set (w within them).
