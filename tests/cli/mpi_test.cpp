@@ -371,8 +371,8 @@ TEST(SlowMpi, AKilledWorkerEndsTheJobAndTheJournalFinishesIt) {
 // The join's row-split plan, dealt as a cluster deals it (the plan cut for all the ranks'
 // threads, the largest tasks first), on 8 ranks oversubscribed: the counts of the table, for an
 // odd n (the middle row split) and an even one.
-TEST(SlowMpi, EightRanksCountEighteenAndNineteenLikeTheTable) {
-  for (const int n : {18, 19}) {
+TEST(SlowMpi, EightRanksCountSeventeenAndEighteenLikeTheTable) {
+  for (const int n : {17, 18}) {
     const Outcome r = mpi(8, "--n " + std::to_string(n) + " --kernel join --threads 1 --json");
     ASSERT_EQ(r.status, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
@@ -382,22 +382,22 @@ TEST(SlowMpi, EightRanksCountEighteenAndNineteenLikeTheTable) {
 }
 
 // A rank of an 8-rank join count killed mid-run, the plan cut into pieces of its subproblems
-// (--tasks past the ranks: n = 18 has 24,310, cut into 9 pieces each): the journal holds what
+// (--tasks past the ranks: n = 17 has 48,620, cut into 4 pieces each): the journal holds what
 // came back, and a restart on another number of ranks, without --tasks, reads the cut from the
 // journal and finishes it exactly. (Rank 0's message about the lost rank is
 // AKilledWorkerEndsTheJobAndTheJournalFinishesIt's to check: with eight ranks on two loaded
 // cores, mpirun may end the job before it has forwarded rank 0's last lines.)
 TEST(SlowMpi, AKilledRankOfAJoinCountInPiecesRestartsOnOtherRanksExactly) {
-  const std::string journal = temp_path("n18-pieces-kill.ckpt");
+  const std::string journal = temp_path("n17-pieces-kill.ckpt");
   const Outcome stopped =
-      interrupted_run(journal, "KILL", "worker", 18, "join", 8, "--tasks 218790");
+      interrupted_run(journal, "KILL", "worker", 17, "join", 8, "--tasks 194480");
   EXPECT_NE(stopped.status, 0) << stopped.err;
-  const Outcome resumed = mpi(3, "--n 18 --kernel join --threads 1 --json --checkpoint " + journal);
+  const Outcome resumed = mpi(3, "--n 17 --kernel join --threads 1 --json --checkpoint " + journal);
   ASSERT_EQ(resumed.status, 0) << stopped.err << resumed.err;
   const auto j = nlohmann::json::parse(resumed.out);
-  EXPECT_EQ(j["total"], nq::known_value(18)->total);
-  EXPECT_EQ(j["unique"], nq::known_value(18)->unique);
-  EXPECT_EQ(j["subproblems"], 218790);
+  EXPECT_EQ(j["total"], nq::known_value(17)->total);
+  EXPECT_EQ(j["unique"], nq::known_value(17)->unique);
+  EXPECT_EQ(j["subproblems"], 194480);
   EXPECT_GT(j["subproblems_resumed"].get<std::uint64_t>(), 0u);
 }
 
