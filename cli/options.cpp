@@ -48,7 +48,7 @@ std::vector<OptionRow> option_table(Args& a) {
                        std::to_string(kJoinFromN) + ", the best backtracking kernel below)";
     for (const Kernel& k : all_kernels())
       help += ", " + std::string(k.name) + " (" + std::string(k.description) + ")";
-    return help + "; default: the environment variable NQ_KERNEL, else auto";
+    return help + "; default: the environment variable " + kKernelEnv + ", else auto";
   }();
   // --method's words and help (solve), from the solver's table (the first is the default), and
   // blnq, which reports statistics of its runs rather than a solution (cli/commands/blnq.cpp).
@@ -102,7 +102,16 @@ std::vector<OptionRow> option_table(Args& a) {
       {"count", "--progress", &a.count.progress,
        "show progress on stderr even when it is not a terminal"},
       {"count", "--no-progress", &a.count.no_progress, "never show progress"},
-      {"count", "--kernel", &a.count.kernel, kernel_help.c_str(), std::nullopt, kernel_choices},
+      {"count",
+       "--kernel",
+       &a.count.kernel,
+       kernel_help.c_str(),
+       std::nullopt,
+       kernel_choices,
+       false,
+       false,
+       {},
+       kKernelEnv},
       {"count", "--split-depth", &a.count.split_rows,
        "top rows fixed to split each canonical class into more, smaller subproblems (default: by "
        "n)",
@@ -546,17 +555,33 @@ CLI::Validator decimal_validator(bool fraction) {
       "");
 }
 
-// The long names of `command`'s options that the parsed `app` saw (for refusing options that
-// do not apply).
+// Whether the command line gave `option`: CLI11 counts a value read from the option's
+// environment variable too, but lists in parse_order() only what it parsed from the words.
+bool on_command_line(const CLI::App& app, const CLI::Option* option) {
+  const std::vector<CLI::Option*>& parsed = app.parse_order();
+  return std::find(parsed.begin(), parsed.end(), option) != parsed.end();
+}
+
+// The long names of `command`'s options that the command line of the parsed `app` gave (for
+// refusing options that do not apply); an environment variable gives none.
 std::set<std::string> given_options(const CLI::App& app, const std::vector<OptionRow>& rows,
                                     const std::string& command) {
   std::set<std::string> given;
   for (const OptionRow& row : rows) {
     if (command != row.command) continue;
     const std::string name = long_flag(row.flags);
-    if (app.count(name) > 0) given.insert(name);
+    if (on_command_line(app, app.get_option(name))) given.insert(name);
   }
   return given;
+}
+
+// The option of the parsed `app` whose value CLI11 read from its environment variable (the
+// command line did not give it); null where there is none.
+const CLI::Option* from_environment(const CLI::App& app) {
+  for (const CLI::Option* option : app.get_options())
+    if (!option->get_envname().empty() && option->count() > 0 && !on_command_line(app, option))
+      return option;
+  return nullptr;
 }
 
 // Adds one row to a CLI11 app: the flag, its help, its range or choices.
@@ -606,6 +631,17 @@ void add_option_row(CLI::App& app, const OptionRow& row) {
   }
   if (!row.choices.empty()) opt->check(CLI::IsMember(row.choices));
   if (row.required) opt->required();
+  if (row.env) opt->envname(row.env);  // read only where the option is not given, then checked
+}
+
+// The message of a value CLI11 refused (`what`: "--kernel: bogus not in {...}") where it came
+// from the option's environment variable, not the command line of the parsed `app`: it names
+// the variable the user set ("NQ_KERNEL: bogus not in {...}"). Empty where `what` is about
+// anything else.
+std::string refused_from_environment(const CLI::App& app, const std::string& what) {
+  const CLI::Option* option = from_environment(app);
+  if (!option || what.rfind(option->get_name() + ": ", 0) != 0) return "";
+  return option->get_envname() + what.substr(option->get_name().size());
 }
 
 bool is_command(const std::string& word) {
@@ -667,7 +703,13 @@ CommandLine read_command_line(int argc, char** argv, const char* version, Args& 
     subs[c.name]->set_version_flag("--version", version);  // `nqcount solve --version` too
   }
   const std::vector<OptionRow> rows = option_table(args);
-  for (const auto& row : rows) add_option_row(*subs.at(row.command), row);
+  for (const auto& row : rows) {
+    add_option_row(*subs.at(row.command), row);
+    // CLI11 reads the environment variables of every command, not only the one run, and checks
+    // their values (NQ_KERNEL=bogus would refuse 'nqcount table'); a command with a
+    // parse-complete callback has its own read and checked only when it is the one parsed.
+    if (row.env) subs.at(row.command)->parse_complete_callback([] {});
+  }
 
   std::vector<std::string> words(argv + 1, argv + argc);
   if (words.empty()) {
@@ -702,11 +744,20 @@ CommandLine read_command_line(int argc, char** argv, const char* version, Args& 
     print_error(extras_message(app, subs, rows, typed));
     return {"", 2};
   } catch (const CLI::ParseError& e) {
-    print_error(trimmed(e.what()));
+    std::string what = trimmed(e.what());
+    for (const auto& [name, sub] : subs)
+      if (sub->parsed())
+        if (std::string env = refused_from_environment(*sub, what); !env.empty()) {
+          // The variable is no part of the command line: --help still shows the help.
+          if (sub->get_help_ptr()->count() > 0) return {"", app.exit(CLI::CallForHelp())};
+          what = env;
+        }
+    print_error(what);
     return {"", 2};
   }
   args.count.argv.assign(argv, argv + argc);  // for the "resume with" hint
   args.count.given = given_options(*subs["count"], rows, "count");
+  args.count.kernel_from_env = !args.count.kernel.empty() && !args.count.given.count("--kernel");
   args.solve.given = given_options(*subs["solve"], rows, "solve");
   for (const auto& [name, sub] : subs)
     if (sub->parsed()) return {name, 0};
@@ -728,13 +779,18 @@ MpiCommandLine read_mpi_command_line(int argc, char** argv, const char* version,
   } catch (const CLI::CallForVersion& e) {
     return {MpiCommandLine::kPrint, std::string(e.what()) + "\n"};
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return {MpiCommandLine::kPrint, app.help()};
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
-    return {MpiCommandLine::kError, trimmed(what)};
+    what = trimmed(what);
+    const std::string env = refused_from_environment(app, what);
+    // The variable is no part of the command line: --help still shows the help.
+    if (e.get_exit_code() == 0 || (!env.empty() && app.get_help_ptr()->count() > 0))
+      return {MpiCommandLine::kPrint, app.help()};
+    return {MpiCommandLine::kError, env.empty() ? what : env};
   }
   args.count.argv.assign(argv, argv + argc);
   args.count.given = given_options(app, rows, "count");
+  args.count.kernel_from_env = !args.count.kernel.empty() && !args.count.given.count("--kernel");
   return {};
 }
 
