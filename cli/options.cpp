@@ -634,6 +634,38 @@ void add_option_row(CLI::App& app, const OptionRow& row) {
   if (row.env) opt->envname(row.env);  // read only where the option is not given, then checked
 }
 
+// Options that need another option of their command, or exclude one, checked by CLI11
+// (needs, excludes) before any command runs: "--checkpoint-every requires --checkpoint". Rules
+// on an option's value (--algo dp, --method blnq, --check 0) are the commands' own.
+struct OptionRule {
+  const char* command;
+  const char* option;
+  bool excludes;  // else needs
+  const char* other;
+};
+constexpr OptionRule kOptionRules[] = {
+    {"count", "--progress", true, "--no-progress"},
+    {"count", "--checkpoint-every", false, "--checkpoint"},
+    {"solve", "--n", true, "--batch"},
+    {"solve", "--ldpc-layout", false, "--ldpc"},
+    {"estimate", "--root-seconds", false, "--ranks"},
+    {"estimate", "--cores", false, "--ranks"},
+    {"estimate", "--tasks", false, "--ranks"},
+    {"simulate", "--root-seconds", false, "--ranks"},
+};
+
+// The rules of `command` on its `app`, once every row of it is there.
+void add_option_rules(CLI::App& app, const char* command) {
+  for (const OptionRule& rule : kOptionRules) {
+    if (std::strcmp(rule.command, command) != 0) continue;
+    CLI::Option* option = app.get_option(rule.option);
+    if (rule.excludes)
+      option->excludes(rule.other);
+    else
+      option->needs(rule.other);
+  }
+}
+
 // The message of a value CLI11 refused (`what`: "--kernel: bogus not in {...}") where it came
 // from the option's environment variable, not the command line of the parsed `app`: it names
 // the variable the user set ("NQ_KERNEL: bogus not in {...}"). Empty where `what` is about
@@ -710,6 +742,7 @@ CommandLine read_command_line(int argc, char** argv, const char* version, Args& 
     // parse-complete callback has its own read and checked only when it is the one parsed.
     if (row.env) subs.at(row.command)->parse_complete_callback([] {});
   }
+  for (const auto& [name, sub] : subs) add_option_rules(*sub, name.c_str());
 
   std::vector<std::string> words(argv + 1, argv + argc);
   if (words.empty()) {
@@ -771,6 +804,7 @@ MpiCommandLine read_mpi_command_line(int argc, char** argv, const char* version,
   const std::vector<OptionRow> rows = option_table(args);
   for (const auto& row : rows)
     if (std::strcmp(row.command, kMpiCommand) == 0) add_option_row(app, row);
+  add_option_rules(app, kMpiCommand);
   std::vector<std::string> words(argv + 1, argv + argc);
   if (!words.empty() && words.front() == "count") words.erase(words.begin());
   std::reverse(words.begin(), words.end());  // CLI11 takes a vector in reverse order

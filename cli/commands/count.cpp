@@ -73,9 +73,6 @@ std::string count_args_error(const CountArgs& args, bool mpi) {
   if (!args.memory_limit.empty() && !parse_byte_size(args.memory_limit))
     return "--memory-limit: '" + args.memory_limit +
            "' is not a size (expected bytes, or a number with K, M, G or T, e.g. 512M, 8G, 1.5G)";
-  if (args.progress && args.no_progress) return "--progress and --no-progress: choose one";
-  if (args.given.count("--checkpoint-every") && args.checkpoint.empty())
-    return "--checkpoint-every applies to a --checkpoint FILE only";
   const double fraction =
       args.given.count("--cross-check") ? args.cross_check : default_cross_check(args.n);
   if (args.given.count("--cross-check-seed") && fraction == 0)

@@ -93,6 +93,30 @@ TEST(HardeningCli, OptionsWithoutEffectAreRefused) {
   EXPECT_EQ(nqcount("--n 8 --cross-check 0.5 --cross-check-seed 3").status, 0);
 }
 
+// An option that needs another, or excludes one, is refused by the parser in one line that
+// names both, whatever the order typed.
+TEST(HardeningCli, OptionsThatNeedOrExcludeAnotherNameIt) {
+  struct Case {
+    const char* args;
+    const char* said;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"--n 8 --progress --no-progress", "--progress excludes --no-progress"},
+           {"--n 8 --no-progress --progress", "--progress excludes --no-progress"},
+           {"--n 8 --checkpoint-every 5", "--checkpoint-every requires --checkpoint"},
+           {"solve --n 8 --batch sizes.txt", "--n excludes --batch"},
+           {"solve --n 13 --modular --ldpc-layout paper", "--ldpc-layout requires --ldpc"},
+           {"estimate --n 8 --cores 2", "--cores requires --ranks"},
+           {"estimate --n 8 --tasks 100", "--tasks requires --ranks"},
+           {"estimate --n 8 --root-seconds 0.5", "--root-seconds requires --ranks"},
+           {"simulate stats.csv --procs 2 --root-seconds 0.5", "--root-seconds requires --ranks"},
+       }) {
+    expect_usage_error(c.args);
+    const std::string err = nqcount(c.args).err;
+    EXPECT_EQ(err, std::string("nqcount: error: ") + c.said + "\n") << c.args;
+  }
+}
+
 // Numbers that a command reads itself follow the options' rule: decimal, no leading zero, no
 // padding, whole where whole is meant.
 TEST(HardeningCli, HandReadNumbersAreStrictDecimals) {
