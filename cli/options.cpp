@@ -2,12 +2,12 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <charconv>
 #include <climits>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <type_traits>
@@ -536,6 +536,15 @@ bool strict_decimal(const std::string& text, bool fraction) {
   return i == text.size();
 }
 
+// A real number's value, where `text` (in strict_decimal's form) is one a double holds: not
+// 1e999, nor 1e-400, which no double tells from 0 (from_chars refuses both as out of range).
+std::optional<double> read_real(const std::string& text) {
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
 CLI::Validator decimal_validator(bool fraction) {
   return CLI::Validator(
       [fraction](std::string& text) -> std::string {
@@ -543,10 +552,12 @@ CLI::Validator decimal_validator(bool fraction) {
           // A number must fit: a whole one in 63 bits (CLI11 would take 99999999999999999999
           // as the largest), a real one in a double (1e999 is no time or fraction).
           std::uint64_t value = 0;
-          if (fraction ? std::isfinite(std::strtod(text.c_str(), nullptr))
+          if (fraction ? read_real(text).has_value()
                        : read_whole(text, value, LLONG_MAX) == WholeNumber::ok)
             return "";
-          return "'" + text + "' is too large";
+          return "'" + text + "' is " +
+                 (fraction ? "beyond a double's range (0, or about 4.9e-324 to 1.8e308)"
+                           : "too large");
         }
         return "'" + text + "' is not a " +
                (fraction ? "decimal number (digits, an optional fraction and exponent: 2.5, 1e-05)"
@@ -619,7 +630,7 @@ void add_option_row(CLI::App& app, const OptionRow& row) {
       const auto low = row.range->first, high = row.range->second;
       opt->check(CLI::Validator(
           [low, high](std::string& text) -> std::string {
-            const double v = std::strtod(text.c_str(), nullptr);  // strict_decimal has checked it
+            const double v = read_real(text).value_or(0);  // decimal_validator has checked it
             if (v >= static_cast<double>(low) && v <= static_cast<double>(high)) return "";
             return "Value " + text + " not in range " + std::to_string(low) + " to " +
                    std::to_string(high);

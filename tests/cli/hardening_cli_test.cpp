@@ -167,6 +167,17 @@ TEST(HardeningCli, NumbersAreDecimalOnly) {
   EXPECT_EQ(nlohmann::json::parse(ten.out)["n"], 10);
   EXPECT_EQ(nqcount("solve --n 8 --time-limit 2.5 --seed 0").status, 0);
   EXPECT_EQ(nqcount("solve --n 8 --time-limit 2.5e1 --seed 0").status, 0);  // as JSON writes it
+  // A real number is one a double holds: neither above its range nor below its smallest, which
+  // would read as 0 (no limit, no cross-check).
+  for (const char* real : {"1e999", "1e-400"}) {
+    expect_usage_error("solve --n 8 --time-limit " + std::string(real));
+    EXPECT_NE(
+        nqcount("--n 8 --cross-check " + std::string(real)).err.find("beyond a double's range"),
+        std::string::npos)
+        << real;
+  }
+  EXPECT_EQ(nqcount("--n 8 --cross-check 1.5e-05").status, 0);
+  EXPECT_EQ(nqcount("--n 8 --cross-check 4.9e-324").status, 0);  // the smallest double above 0
 }
 
 TEST(HardeningCli, DuplicatedOptionsAreRefused) {
