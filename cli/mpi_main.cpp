@@ -26,7 +26,6 @@ namespace {
 // sums (another n, plan, route, cut or cross-check). The threads, NUMA placement, memory limit
 // and what only rank 0 does (output, checkpoint, progress) may differ.
 std::vector<RunField> run_fields(const CountArgs& args, const CountConfig& config) {
-  const bool from_env = args.kernel.empty() && config.kernel != "auto";
   auto number = [](const char* flag, long long v, long long unset) {
     const std::string value = std::to_string(v);
     return RunField{flag, value,
@@ -38,7 +37,7 @@ std::vector<RunField> run_fields(const CountArgs& args, const CountConfig& confi
       {"version", NQ_VERSION, std::string("nqcount-mpi ") + NQ_VERSION},
       number("--n", config.n, -1),
       {"kernel", config.kernel,
-       from_env              ? "NQ_KERNEL=" + config.kernel
+       args.kernel_from_env  ? kKernelEnv + ("=" + config.kernel)
        : args.kernel.empty() ? "--kernel auto (the default)"
                              : "--kernel " + args.kernel},
       number("--split-depth", args.split_rows, -1),

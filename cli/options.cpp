@@ -2,12 +2,12 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <charconv>
 #include <climits>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <type_traits>
@@ -48,7 +48,7 @@ std::vector<OptionRow> option_table(Args& a) {
                        std::to_string(kJoinFromN) + ", the best backtracking kernel below)";
     for (const Kernel& k : all_kernels())
       help += ", " + std::string(k.name) + " (" + std::string(k.description) + ")";
-    return help + "; default: the environment variable NQ_KERNEL, else auto";
+    return help + "; default: the environment variable " + kKernelEnv + ", else auto";
   }();
   // --method's words and help (solve), from the solver's table (the first is the default), and
   // blnq, which reports statistics of its runs rather than a solution (cli/commands/blnq.cpp).
@@ -102,7 +102,16 @@ std::vector<OptionRow> option_table(Args& a) {
       {"count", "--progress", &a.count.progress,
        "show progress on stderr even when it is not a terminal"},
       {"count", "--no-progress", &a.count.no_progress, "never show progress"},
-      {"count", "--kernel", &a.count.kernel, kernel_help.c_str(), std::nullopt, kernel_choices},
+      {"count",
+       "--kernel",
+       &a.count.kernel,
+       kernel_help.c_str(),
+       std::nullopt,
+       kernel_choices,
+       false,
+       false,
+       {},
+       kKernelEnv},
       {"count", "--split-depth", &a.count.split_rows,
        "top rows fixed to split each canonical class into more, smaller subproblems (default: by "
        "n)",
@@ -527,6 +536,15 @@ bool strict_decimal(const std::string& text, bool fraction) {
   return i == text.size();
 }
 
+// A real number's value, where `text` (in strict_decimal's form) is one a double holds: not
+// 1e999, nor 1e-400, which no double tells from 0 (from_chars refuses both as out of range).
+std::optional<double> read_real(const std::string& text) {
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
 CLI::Validator decimal_validator(bool fraction) {
   return CLI::Validator(
       [fraction](std::string& text) -> std::string {
@@ -534,10 +552,12 @@ CLI::Validator decimal_validator(bool fraction) {
           // A number must fit: a whole one in 63 bits (CLI11 would take 99999999999999999999
           // as the largest), a real one in a double (1e999 is no time or fraction).
           std::uint64_t value = 0;
-          if (fraction ? std::isfinite(std::strtod(text.c_str(), nullptr))
+          if (fraction ? read_real(text).has_value()
                        : read_whole(text, value, LLONG_MAX) == WholeNumber::ok)
             return "";
-          return "'" + text + "' is too large";
+          return "'" + text + "' is " +
+                 (fraction ? "beyond a double's range (0, or about 4.9e-324 to 1.8e308)"
+                           : "too large");
         }
         return "'" + text + "' is not a " +
                (fraction ? "decimal number (digits, an optional fraction and exponent: 2.5, 1e-05)"
@@ -546,17 +566,33 @@ CLI::Validator decimal_validator(bool fraction) {
       "");
 }
 
-// The long names of `command`'s options that the parsed `app` saw (for refusing options that
-// do not apply).
+// Whether the command line gave `option`: CLI11 counts a value read from the option's
+// environment variable too, but lists in parse_order() only what it parsed from the words.
+bool on_command_line(const CLI::App& app, const CLI::Option* option) {
+  const std::vector<CLI::Option*>& parsed = app.parse_order();
+  return std::find(parsed.begin(), parsed.end(), option) != parsed.end();
+}
+
+// The long names of `command`'s options that the command line of the parsed `app` gave (for
+// refusing options that do not apply); an environment variable gives none.
 std::set<std::string> given_options(const CLI::App& app, const std::vector<OptionRow>& rows,
                                     const std::string& command) {
   std::set<std::string> given;
   for (const OptionRow& row : rows) {
     if (command != row.command) continue;
     const std::string name = long_flag(row.flags);
-    if (app.count(name) > 0) given.insert(name);
+    if (on_command_line(app, app.get_option(name))) given.insert(name);
   }
   return given;
+}
+
+// The option of the parsed `app` whose value CLI11 read from its environment variable (the
+// command line did not give it); null where there is none.
+const CLI::Option* from_environment(const CLI::App& app) {
+  for (const CLI::Option* option : app.get_options())
+    if (!option->get_envname().empty() && option->count() > 0 && !on_command_line(app, option))
+      return option;
+  return nullptr;
 }
 
 // Adds one row to a CLI11 app: the flag, its help, its range or choices.
@@ -594,7 +630,7 @@ void add_option_row(CLI::App& app, const OptionRow& row) {
       const auto low = row.range->first, high = row.range->second;
       opt->check(CLI::Validator(
           [low, high](std::string& text) -> std::string {
-            const double v = std::strtod(text.c_str(), nullptr);  // strict_decimal has checked it
+            const double v = read_real(text).value_or(0);  // decimal_validator has checked it
             if (v >= static_cast<double>(low) && v <= static_cast<double>(high)) return "";
             return "Value " + text + " not in range " + std::to_string(low) + " to " +
                    std::to_string(high);
@@ -606,6 +642,49 @@ void add_option_row(CLI::App& app, const OptionRow& row) {
   }
   if (!row.choices.empty()) opt->check(CLI::IsMember(row.choices));
   if (row.required) opt->required();
+  if (row.env) opt->envname(row.env);  // read only where the option is not given, then checked
+}
+
+// Options that need another option of their command, or exclude one, checked by CLI11
+// (needs, excludes) before any command runs: "--checkpoint-every requires --checkpoint". Rules
+// on an option's value (--algo dp, --method blnq, --check 0) are the commands' own.
+struct OptionRule {
+  const char* command;
+  const char* option;
+  bool excludes;  // else needs
+  const char* other;
+};
+constexpr OptionRule kOptionRules[] = {
+    {"count", "--progress", true, "--no-progress"},
+    {"count", "--checkpoint-every", false, "--checkpoint"},
+    {"solve", "--n", true, "--batch"},
+    {"solve", "--ldpc-layout", false, "--ldpc"},
+    {"estimate", "--root-seconds", false, "--ranks"},
+    {"estimate", "--cores", false, "--ranks"},
+    {"estimate", "--tasks", false, "--ranks"},
+    {"simulate", "--root-seconds", false, "--ranks"},
+};
+
+// The rules of `command` on its `app`, once every row of it is there.
+void add_option_rules(CLI::App& app, const char* command) {
+  for (const OptionRule& rule : kOptionRules) {
+    if (std::strcmp(rule.command, command) != 0) continue;
+    CLI::Option* option = app.get_option(rule.option);
+    if (rule.excludes)
+      option->excludes(rule.other);
+    else
+      option->needs(rule.other);
+  }
+}
+
+// The message of a value CLI11 refused (`what`: "--kernel: bogus not in {...}") where it came
+// from the option's environment variable, not the command line of the parsed `app`: it names
+// the variable the user set ("NQ_KERNEL: bogus not in {...}"). Empty where `what` is about
+// anything else.
+std::string refused_from_environment(const CLI::App& app, const std::string& what) {
+  const CLI::Option* option = from_environment(app);
+  if (!option || what.rfind(option->get_name() + ": ", 0) != 0) return "";
+  return option->get_envname() + what.substr(option->get_name().size());
 }
 
 bool is_command(const std::string& word) {
@@ -667,7 +746,14 @@ CommandLine read_command_line(int argc, char** argv, const char* version, Args& 
     subs[c.name]->set_version_flag("--version", version);  // `nqcount solve --version` too
   }
   const std::vector<OptionRow> rows = option_table(args);
-  for (const auto& row : rows) add_option_row(*subs.at(row.command), row);
+  for (const auto& row : rows) {
+    add_option_row(*subs.at(row.command), row);
+    // CLI11 reads the environment variables of every command, not only the one run, and checks
+    // their values (NQ_KERNEL=bogus would refuse 'nqcount table'); a command with a
+    // parse-complete callback has its own read and checked only when it is the one parsed.
+    if (row.env) subs.at(row.command)->parse_complete_callback([] {});
+  }
+  for (const auto& [name, sub] : subs) add_option_rules(*sub, name.c_str());
 
   std::vector<std::string> words(argv + 1, argv + argc);
   if (words.empty()) {
@@ -702,11 +788,20 @@ CommandLine read_command_line(int argc, char** argv, const char* version, Args& 
     print_error(extras_message(app, subs, rows, typed));
     return {"", 2};
   } catch (const CLI::ParseError& e) {
-    print_error(trimmed(e.what()));
+    std::string what = trimmed(e.what());
+    for (const auto& [name, sub] : subs)
+      if (sub->parsed())
+        if (std::string env = refused_from_environment(*sub, what); !env.empty()) {
+          // The variable is no part of the command line: --help still shows the help.
+          if (sub->get_help_ptr()->count() > 0) return {"", app.exit(CLI::CallForHelp())};
+          what = env;
+        }
+    print_error(what);
     return {"", 2};
   }
   args.count.argv.assign(argv, argv + argc);  // for the "resume with" hint
   args.count.given = given_options(*subs["count"], rows, "count");
+  args.count.kernel_from_env = !args.count.kernel.empty() && !args.count.given.count("--kernel");
   args.solve.given = given_options(*subs["solve"], rows, "solve");
   for (const auto& [name, sub] : subs)
     if (sub->parsed()) return {name, 0};
@@ -720,6 +815,7 @@ MpiCommandLine read_mpi_command_line(int argc, char** argv, const char* version,
   const std::vector<OptionRow> rows = option_table(args);
   for (const auto& row : rows)
     if (std::strcmp(row.command, kMpiCommand) == 0) add_option_row(app, row);
+  add_option_rules(app, kMpiCommand);
   std::vector<std::string> words(argv + 1, argv + argc);
   if (!words.empty() && words.front() == "count") words.erase(words.begin());
   std::reverse(words.begin(), words.end());  // CLI11 takes a vector in reverse order
@@ -728,13 +824,18 @@ MpiCommandLine read_mpi_command_line(int argc, char** argv, const char* version,
   } catch (const CLI::CallForVersion& e) {
     return {MpiCommandLine::kPrint, std::string(e.what()) + "\n"};
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return {MpiCommandLine::kPrint, app.help()};
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
-    return {MpiCommandLine::kError, trimmed(what)};
+    what = trimmed(what);
+    const std::string env = refused_from_environment(app, what);
+    // The variable is no part of the command line: --help still shows the help.
+    if (e.get_exit_code() == 0 || (!env.empty() && app.get_help_ptr()->count() > 0))
+      return {MpiCommandLine::kPrint, app.help()};
+    return {MpiCommandLine::kError, env.empty() ? what : env};
   }
   args.count.argv.assign(argv, argv + argc);
   args.count.given = given_options(app, rows, "count");
+  args.count.kernel_from_env = !args.count.kernel.empty() && !args.count.given.count("--kernel");
   return {};
 }
 

@@ -25,7 +25,10 @@ struct CountArgs {
   bool verify = false;
   bool progress = false;
   bool no_progress = false;
-  std::string kernel;  // empty: not given, use $NQ_KERNEL or "auto"
+  // --kernel, else NQ_KERNEL's value (CLI11 reads it, and checks it as --kernel's); empty:
+  // neither, "auto".
+  std::string kernel;
+  bool kernel_from_env = false;  // `kernel` is NQ_KERNEL's: its errors name the variable
   int split_rows = -1;
   std::string order = "rows";     // rows (top to bottom) or fewest (fewest free squares first)
   bool lookahead = false;         // prune when an open row has no free square (scalar only)
@@ -197,7 +200,13 @@ struct OptionRow {
   // number besides); nothing for a text with neither (--perm, --memory-limit).
   bool file = false;
   std::vector<std::string> hints = {};
+  // An environment variable whose value stands in for the option where the command line does
+  // not give it, checked as the option's own (--kernel's NQ_KERNEL); null: none.
+  const char* env = nullptr;
 };
+
+// The variable that gives count's --kernel (and nqcount-mpi's) where the flag is not given.
+inline constexpr const char* kKernelEnv = "NQ_KERNEL";
 
 std::vector<OptionRow> option_table(Args& args);
 // nqcount-mpi's options: the rows of this command (the man page and the completion say the same).

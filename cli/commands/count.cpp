@@ -5,7 +5,6 @@
 
 #include <csignal>
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <optional>
 
@@ -47,19 +46,13 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> parse_shard(const std::st
   return std::pair{static_cast<std::uint32_t>(shard), static_cast<std::uint32_t>(shards)};
 }
 
-// --kernel wins over NQ_KERNEL; the engine rejects unknown names and kernels this CPU lacks.
-static bool kernel_from_env(const CountArgs& args) {
-  const char* env_kernel = std::getenv("NQ_KERNEL");
-  return args.kernel.empty() && env_kernel && *env_kernel;
-}
-
 CountConfig count_config(const CountArgs& args) {
   CountConfig config;
   config.n = args.n;
   config.threads = args.threads;
-  config.kernel = !args.kernel.empty()    ? args.kernel
-                  : kernel_from_env(args) ? std::getenv("NQ_KERNEL")
-                                          : "auto";
+  // --kernel, else NQ_KERNEL (the options table reads it); the engine refuses kernels this CPU
+  // lacks.
+  config.kernel = args.kernel.empty() ? "auto" : args.kernel;
   config.split_rows = args.split_rows;
   config.order_fewest = args.order == "fewest";
   config.lookahead = args.lookahead;
@@ -80,9 +73,6 @@ std::string count_args_error(const CountArgs& args, bool mpi) {
   if (!args.memory_limit.empty() && !parse_byte_size(args.memory_limit))
     return "--memory-limit: '" + args.memory_limit +
            "' is not a size (expected bytes, or a number with K, M, G or T, e.g. 512M, 8G, 1.5G)";
-  if (args.progress && args.no_progress) return "--progress and --no-progress: choose one";
-  if (args.given.count("--checkpoint-every") && args.checkpoint.empty())
-    return "--checkpoint-every applies to a --checkpoint FILE only";
   const double fraction =
       args.given.count("--cross-check") ? args.cross_check : default_cross_check(args.n);
   if (args.given.count("--cross-check-seed") && fraction == 0)
@@ -202,7 +192,7 @@ int run_count(const CountArgs& args, int mpi_ranks) {
   if (journal)
     for (const std::string& w : journal->warnings()) print_warning(w);
   if (!out.ok()) {
-    print_error((kernel_from_env(args) ? "NQ_KERNEL: " : "") + out.error().message);
+    print_error((args.kernel_from_env ? std::string(kKernelEnv) + ": " : "") + out.error().message);
     return 2;
   }
   const CountResult& r = *out;

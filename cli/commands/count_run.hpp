@@ -22,10 +22,11 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> parse_shard(const std::st
 CountConfig count_config(const CountArgs& args);
 
 // What is wrong with the count's options together (empty: nothing): --memory-limit that is no
-// size, --progress with --no-progress, --checkpoint-every without --checkpoint,
-// --cross-check-seed where nothing is cross-checked, --order fewest or --lookahead with
-// --algo dp, --checkpoint -, and outputs that clash (cli/io/output_file.hpp: outputs_error).
-// nqcount-mpi (`mpi`) also refuses --algo dp and --task-stats, which it cannot do.
+// size, --cross-check-seed where nothing is cross-checked, --order fewest or --lookahead with
+// --algo dp, a --shard that is no I/K or lacks its --checkpoint, --checkpoint -, and outputs
+// that clash (cli/io/output_file.hpp: outputs_error). nqcount-mpi (`mpi`) also refuses --algo dp
+// and --task-stats, which it cannot do. The options table's rules (--progress with
+// --no-progress, --checkpoint-every without --checkpoint) are the parser's, checked before.
 std::string count_args_error(const CountArgs& args, bool mpi = false);
 
 // What is wrong with resuming a join count's journal cut into `journal_tasks` tasks

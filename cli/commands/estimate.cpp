@@ -34,16 +34,12 @@ std::string duration(double s) {
   return fixed(s / (365.25 * 86400), 2) + " years";
 }
 
-// The engine's config from the command's options; an Error (exit 2) where an option is given
-// without the one it applies to.
+// The engine's config from the command's options; an Error (exit 2) where --check-rows is given
+// without a --check K to apply to (--root-seconds, --cores and --tasks without --ranks are the
+// options table's rules).
 Expected<EstimateConfig> estimate_config(const EstimateArgs& args) {
   if (args.check_rows > 0 && args.check == 0)
     return Error{"--check-rows applies to --check K only"};
-  if ((args.root_seconds >= 0 || args.cores > 0 || args.tasks > 0) && args.ranks == 0)
-    return Error{std::string(args.cores > 0   ? "--cores"
-                             : args.tasks > 0 ? "--tasks"
-                                              : "--root-seconds") +
-                 " applies to --ranks only"};
   EstimateConfig config;
   config.n = args.n;
   config.samples = args.samples;

@@ -101,11 +101,7 @@ int run_simulate(const SimulateArgs& args) {
   if (tasks->size() < rows)
     print_note(std::to_string(rows - tasks->size()) + " of " + std::to_string(rows) +
                " tasks were resumed from a checkpoint and not timed: left out of the replay");
-  if (args.ranks > 0) return run_simulate_dealer(args, *tasks);
-  if (args.root_seconds >= 0) {
-    print_error("--root-seconds applies to --ranks only");
-    return 2;
-  }
+  if (args.ranks > 0) return run_simulate_dealer(args, *tasks);  // --root-seconds needs --ranks
   const bool plan_order = args.order == "plan" ||
                           (args.order == "auto" && !tasks->empty() && tasks->front().plan_order);
   if (const auto refused =

@@ -797,8 +797,6 @@ std::string misplaced_option(const SolveArgs& args) {
   // --output - (or /dev/stdout) and the JSON record would share standard output.
   if (std::string bad = outputs_error({{"--output", args.output}}, args.json); !bad.empty())
     return bad;
-  if (args.ldpc.empty() && args.given.count("--ldpc-layout"))
-    return "--ldpc-layout applies to --ldpc J,K only";
   return "";
 }
 
@@ -833,10 +831,9 @@ int run_solve(const SolveArgs& args) {
     return 2;
   }
   if (!args.ldpc.empty()) return run_solve_ldpc(args);
-  const bool batch = !args.batch.empty();
-  if (batch == (args.n != 0)) {
-    print_error(batch ? "give either --n or --batch, not both"
-                      : "solve needs --n N (or --batch FILE)");
+  const bool batch = !args.batch.empty();  // not with --n: the options table's rule
+  if (!batch && args.n == 0) {
+    print_error("solve needs --n N (or --batch FILE)");
     return 2;
   }
   const std::optional<std::uint64_t> memory_limit = solve_memory_limit(args);

@@ -218,6 +218,43 @@ TEST(Cli, UnknownNqKernelExitsTwoAndNamesTheVariable) {
   ScopedEnv env("NQ_KERNEL", "avx3");
   expect_usage_error("--n 9");
   EXPECT_NE(nqcount("--n 9").err.find("NQ_KERNEL"), std::string::npos);
+  // Checked as --kernel's value is, and said as the variable's, not as a --kernel never typed.
+  const Outcome r = nqcount("count --n 9");
+  EXPECT_EQ(r.err.rfind("nqcount: error: NQ_KERNEL: avx3 ", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.find("--kernel"), std::string::npos) << r.err;
+  EXPECT_EQ(nqcount("--n 9 --kernel avx3").err.rfind("nqcount: error: --kernel: avx3 ", 0), 0u);
+}
+
+// --kernel wins over a bad NQ_KERNEL, which only count reads: the other commands, and the help,
+// are not refused for it.
+TEST(Cli, BadNqKernelStopsOnlyACountThatUsesIt) {
+  ScopedEnv env("NQ_KERNEL", "bogus");
+  const Outcome flag = nqcount("--n 9 --json --kernel reference");
+  ASSERT_EQ(flag.status, 0) << flag.err;
+  EXPECT_EQ(nlohmann::json::parse(flag.out)["kernel"], "reference");
+  EXPECT_EQ(nqcount("table --n 8").status, 0);
+  EXPECT_EQ(nqcount("solve --n 8 --seed 1").status, 0);
+  for (const char* help : {"--help", "count --help", "--n 9 --help"}) {
+    const Outcome h = nqcount(help);
+    EXPECT_EQ(h.status, 0) << help << ": " << h.err;
+    EXPECT_NE(h.out.find("Usage:"), std::string::npos) << help;
+  }
+}
+
+TEST(Cli, NqKernelReferenceIsUsedAndAnEmptyOneIsAuto) {
+  {
+    ScopedEnv env("NQ_KERNEL", "reference");
+    const Outcome r = nqcount("--n 9 --json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["kernel"], "reference");
+    EXPECT_EQ(nlohmann::json::parse(nqcount("--n 9 --json --kernel scalar").out)["kernel"],
+              "scalar");
+    // The variable is no --kernel on the command line: --algo dp, which refuses --kernel, runs.
+    EXPECT_EQ(nqcount("--n 8 --algo dp").status, 0);
+  }
+  ScopedEnv empty("NQ_KERNEL", "");
+  EXPECT_EQ(nlohmann::json::parse(nqcount("--n 9 --json").out)["kernel"],
+            std::string(nq::best_kernel().name));
 }
 
 TEST(Cli, KernelTheCpuCannotRunExitsTwo) {
@@ -232,6 +269,12 @@ TEST(Cli, KernelTheCpuCannotRunExitsTwo) {
   }
   EXPECT_EQ(nlohmann::json::parse(nqcount("--n 9 --json").out)["kernel"], "scalar");
   EXPECT_EQ(nlohmann::json::parse(nqcount("--n 16 --json").out)["isa"], "scalar");
+  // A known name this CPU cannot run, from NQ_KERNEL: the engine's refusal names the variable.
+  ScopedEnv kernel("NQ_KERNEL", "avx2");
+  const Outcome r = nqcount("--n 9");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("nqcount: error: NQ_KERNEL: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("cannot run on this CPU"), std::string::npos) << r.err;
 }
 
 // ---- the join kernel: chosen by n, same counts as the search routes ---------------------

@@ -94,6 +94,30 @@ TEST(HardeningCli, OptionsWithoutEffectAreRefused) {
   EXPECT_EQ(nqcount("--n 8 --cross-check 0.5 --cross-check-seed 3").status, 0);
 }
 
+// An option that needs another, or excludes one, is refused by the parser in one line that
+// names both, whatever the order typed.
+TEST(HardeningCli, OptionsThatNeedOrExcludeAnotherNameIt) {
+  struct Case {
+    const char* args;
+    const char* said;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"--n 8 --progress --no-progress", "--progress excludes --no-progress"},
+           {"--n 8 --no-progress --progress", "--progress excludes --no-progress"},
+           {"--n 8 --checkpoint-every 5", "--checkpoint-every requires --checkpoint"},
+           {"solve --n 8 --batch sizes.txt", "--n excludes --batch"},
+           {"solve --n 13 --modular --ldpc-layout paper", "--ldpc-layout requires --ldpc"},
+           {"estimate --n 8 --cores 2", "--cores requires --ranks"},
+           {"estimate --n 8 --tasks 100", "--tasks requires --ranks"},
+           {"estimate --n 8 --root-seconds 0.5", "--root-seconds requires --ranks"},
+           {"simulate stats.csv --procs 2 --root-seconds 0.5", "--root-seconds requires --ranks"},
+       }) {
+    expect_usage_error(c.args);
+    const std::string err = nqcount(c.args).err;
+    EXPECT_EQ(err, std::string("nqcount: error: ") + c.said + "\n") << c.args;
+  }
+}
+
 // Numbers that a command reads itself follow the options' rule: decimal, no leading zero, no
 // padding, whole where whole is meant.
 TEST(HardeningCli, HandReadNumbersAreStrictDecimals) {
@@ -144,6 +168,17 @@ TEST(HardeningCli, NumbersAreDecimalOnly) {
   EXPECT_EQ(nlohmann::json::parse(ten.out)["n"], 10);
   EXPECT_EQ(nqcount("solve --n 8 --time-limit 2.5 --seed 0").status, 0);
   EXPECT_EQ(nqcount("solve --n 8 --time-limit 2.5e1 --seed 0").status, 0);  // as JSON writes it
+  // A real number is one a double holds: neither above its range nor below its smallest, which
+  // would read as 0 (no limit, no cross-check).
+  for (const char* real : {"1e999", "1e-400"}) {
+    expect_usage_error("solve --n 8 --time-limit " + std::string(real));
+    EXPECT_NE(
+        nqcount("--n 8 --cross-check " + std::string(real)).err.find("beyond a double's range"),
+        std::string::npos)
+        << real;
+  }
+  EXPECT_EQ(nqcount("--n 8 --cross-check 1.5e-05").status, 0);
+  EXPECT_EQ(nqcount("--n 8 --cross-check 4.9e-324").status, 0);  // the smallest double above 0
 }
 
 TEST(HardeningCli, DuplicatedOptionsAreRefused) {

@@ -264,6 +264,16 @@ TEST(Mpi, BadInputAndForeignJournalsExitTwo) {
     EXPECT_NE(b.err.find("nqcount: error: --"), std::string::npos) << bad << ": " << b.err;
   }
   EXPECT_FALSE(std::filesystem::exists(stats));
+  // NQ_KERNEL is checked as --kernel is, and a bad one is said as the variable's; the flag wins.
+  const Outcome env = shell("NQ_KERNEL=bogus " MPI_ENV NQCOUNT_MPI_BIN " --n 8");
+  EXPECT_EQ(env.status, 2) << env.err;
+  EXPECT_EQ(env.err.rfind("nqcount: error: NQ_KERNEL: bogus ", 0), 0u) << env.err;
+  EXPECT_EQ(std::count(env.err.begin(), env.err.end(), '\n'), 1) << env.err;
+  const Outcome flag = shell("NQ_KERNEL=bogus " MPI_ENV NQCOUNT_MPI_BIN " --n 8 --kernel scalar");
+  EXPECT_EQ(flag.status, 0) << flag.err;
+  const Outcome help = shell("NQ_KERNEL=bogus " MPI_ENV NQCOUNT_MPI_BIN " --help");
+  EXPECT_EQ(help.status, 0) << help.err;
+  EXPECT_NE(help.out.find("Usage: nqcount-mpi"), std::string::npos) << help.out;
   const std::string journal = temp_path("n11.ckpt");
   ASSERT_EQ(nqcount("--n 11 --checkpoint " + journal).status, 0);
   const Outcome r = mpi(2, "--n 12 --checkpoint " + journal);
