@@ -5,9 +5,11 @@
 #      and its dependent merge-and-audit job), and sends SIGTERM to one running shard's batch
 #      script (scancel --batch --signal=TERM, as a preemption does): it must save its journal,
 #      requeue itself and finish on its second run, resumed;
-#   2. beside it, one shard of n = 21 (shard 0 of 3) with a one-minute time limit, whose
-#      --signal warning stops it (SIGTERM, journal saved, scontrol requeue); once requeued, its
-#      time limit is raised, and it must finish from its journal;
+#   2. beside it, a one-shard campaign of n = 18 on the scalar kernel (a minute or two of one
+#      CPU on any CPU of the kind: the backtracking kernels' speed varies far less between CPUs
+#      than the join's) with a one-minute time limit, whose --signal warning stops it (SIGTERM,
+#      journal saved, scontrol requeue); once requeued, its time limit is raised, and it must
+#      finish from its journal;
 #   3. checks the merge's total and unique against engine/count/queens.csv and that the audit
 #      passed;
 # then stops the daemons and removes the folder, leaving nothing running. Exit 0 when all
@@ -114,7 +116,7 @@ done
 cd "$tmp/run" || fail "no run folder"
 export NQ_BIN=$nqcount NQ_DIR=$tmp/run
 # 2. The time-limited shard first, so that it holds a CPU from the start.
-limited=$(NQ_N=21 NQ_SHARDS=3 sbatch --parsable --array=0 --cpus-per-task=1 --time=1 \
+limited=$(NQ_N=18 NQ_SHARDS=1 NQ_EXTRA="--kernel scalar" sbatch --parsable --array=0 --cpus-per-task=1 --time=1 \
   --signal=B:TERM@55 "$script") || fail "sbatch of the time-limited shard"
 # 1. The campaign: 8 shards of n = 17 (the scalar kernel, so that a shard runs for seconds), and
 #    the merge and audit after them.
@@ -171,7 +173,7 @@ for out in "$tmp/run/nqcount-shard-${array}_$victim.out" "$tmp/run/nqcount-shard
   grep -q "stopped: progress is in" "$out" || fail "$out: no stop"
   grep -q "done," "$out" || fail "$out: not done after the requeue"
 done
-for json in "$stem-$victim.json" "$tmp/run/nqcount-n21-of3-0.json"; do
+for json in "$stem-$victim.json" "$tmp/run/nqcount-n18-of1-0.json"; do
   resumed=$(jq -r .subproblems_resumed "$json")
   [ "${resumed:-0}" -gt 0 ] || fail "$json: nothing resumed from the journal"
 done
