@@ -162,8 +162,8 @@ struct SieveLayout {
 // much and take 8 bytes a placement of scratch.
 //   count_block_range counts the blocks from member `begin` to `end` (multiples of 512, or n);
 // count_blocks calls it on all of them, or, where the thread has a watch, on runs of
-// kPollBlocks blocks with a poll before each (a call inside the blocks' loop slowed it by a
-// twelfth at n = 19, where it is never taken).
+// kPollBlocks blocks with a poll before each: a call inside the blocks' loop slows it even where
+// it is never taken (perf/results/log.md).
 inline std::uint64_t count_block_range(const SieveLayout& l, const std::uint32_t* starts,
                                        std::uint32_t vl, std::size_t begin, std::size_t end,
                                        std::uint32_t low, SieveScratch& sc) {
