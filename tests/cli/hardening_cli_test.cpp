@@ -21,6 +21,7 @@
 
 #include "base/sanitizers.hpp"
 #include "tests/cli_runner.hpp"
+#include "tests/support/sanitized.hpp"
 
 namespace {
 
@@ -295,8 +296,9 @@ void expect_one_of_each_pair_refused(int pairs, int n) {
   ASSERT_EQ(resumed.status, 0) << resumed.err;
 }
 
+// n = 16 under a sanitizer, where it counts as long as n = 17 in Release.
 TEST(HardeningCli, SimultaneousStartsOnANewJournalRefuseOne) {
-  expect_one_of_each_pair_refused(4, 17);
+  expect_one_of_each_pair_refused(4, nq::test_support::sized(17, 16));
 }
 
 TEST(SlowHardeningCli, FiftySimultaneousStartsOnNewJournalsRefuseOneOfEach) {
@@ -398,9 +400,9 @@ TEST(HardeningCli, SignalsWhilePlanningExitWithinASecond) {
 // On one thread: n = 27 (the join's plan, then its worker), n = 32 (the backtracking plan). Many
 // workers' cancel is SignalsWhilePlanning's n = 27 and the n = 28 join count interrupted in
 // estimate_cli_test (FrontierCountStartsAndCtrlC...).
-TEST(SlowHardeningCli, SigintAt1And3And10SecondsExitsWithinASecond) {
+TEST(SlowHardeningCli, SigintAt1And3SecondsExitsWithinASecond) {
   for (const char* args : {"--n 27 --threads 1", "--n 32 --threads 1"})
-    for (const int ms : {1000, 3000, 10000}) expect_prompt_exit(args, SIGINT, ms);
+    for (const int ms : {1000, 3000}) expect_prompt_exit(args, SIGINT, ms);
 }
 
 // A machine of 65,536 CPUs takes hwloc seconds to read: a count waiting for it still stops.

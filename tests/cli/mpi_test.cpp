@@ -20,6 +20,7 @@
 #include "engine/count/plan.hpp"
 #include "kernels/kernels.hpp"
 #include "tests/cli_runner.hpp"
+#include "tests/support/sanitized.hpp"
 
 namespace {
 
@@ -185,7 +186,7 @@ TEST(Mpi, CrossChecksAreCountedOnAnotherRank) {
   // for them instead of leaving them to nobody (which ended such runs unfinished, exit 130, now
   // and then). Short runs, on two and three ranks, several times.
   const std::string single = nqcount("--n 12 --kernel join --json").out;
-  for (int round = 0; round < 4; ++round)
+  for (int round = 0; round < nq::test_support::sized(4, 2); ++round)
     for (const int ranks : {2, 3}) {
       const Outcome again = mpi(ranks, "--n 12 --kernel join --cross-check 1 --json");
       ASSERT_EQ(again.status, 0) << ranks << " ranks: " << again.err;
@@ -381,8 +382,8 @@ TEST(SlowMpi, AKilledWorkerEndsTheJobAndTheJournalFinishesIt) {
 // The join's row-split plan, dealt as a cluster deals it (the plan cut for all the ranks'
 // threads, the largest tasks first), on 8 ranks oversubscribed: the counts of the table, for an
 // odd n (the middle row split) and an even one.
-TEST(SlowMpi, EightRanksCountSeventeenAndEighteenLikeTheTable) {
-  for (const int n : {17, 18}) {
+TEST(SlowMpi, EightRanksCountSixteenAndSeventeenLikeTheTable) {
+  for (const int n : {16, 17}) {
     const Outcome r = mpi(8, "--n " + std::to_string(n) + " --kernel join --threads 1 --json");
     ASSERT_EQ(r.status, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);

@@ -17,6 +17,7 @@
 #include "engine/count/src/layout.hpp"
 #include "engine/count/topology.hpp"
 #include "tests/cli_runner.hpp"
+#include "tests/support/sanitized.hpp"
 
 namespace nq {
 namespace {
@@ -299,7 +300,7 @@ SimulatedRun scanning_replay(const std::vector<TaskStat>& tasks, int workers, in
 TEST(Simulator, StealTreeReplaysExactlyAsTheScanOfEveryRange) {
   std::mt19937_64 g(11);
   std::exponential_distribution<double> spread(1.0);
-  for (const int size : {1, 7, 300, 1500}) {
+  for (const int size : {1, 7, 300, test_support::sized(1500, 500)}) {
     std::vector<TaskStat> tasks;
     for (int i = 0; i < size; ++i) {
       const double s = spread(g);

@@ -15,6 +15,7 @@
 #include "kernels/kernels.hpp"
 #include "tests/brute_force.hpp"
 #include "tests/kernels/every_kernel.hpp"
+#include "tests/support/sanitized.hpp"
 
 namespace nq {
 namespace {
@@ -102,20 +103,21 @@ class AnySubproblemKernelTest : public KernelTest {};
 TEST_P(AnySubproblemKernelTest, SameTalliesAsScalarOnFrontEndPrefixes) {
   std::mt19937 rng(7);
   std::size_t checked = 0;
-  for (int n = 8; n <= 15; ++n)
+  for (int n = 8; n <= test_support::sized(15, 14); ++n)
     for (int split : {1, 3}) {
       const Plan plan = plan_canonical(n, split);
       expect_same_as_scalar(plan.subproblems, rng,
                             "n=" + std::to_string(n) + " split=" + std::to_string(split));
       checked += plan.subproblems.size();
     }
-  EXPECT_GT(checked, 5000u);
+  EXPECT_GT(checked, test_support::sized(5000u, 2000u));
 }
 
 TEST_P(AnySubproblemKernelTest, SameTalliesAsScalarOnRandomBoards) {
   std::mt19937 rng(99);
   for (int n = 8; n <= 15; ++n)
-    expect_same_as_scalar(random_subproblems(n, 1500, 1, 3, rng), rng, "n=" + std::to_string(n));
+    expect_same_as_scalar(random_subproblems(n, test_support::sized(1500, 500), 1, 3, rng), rng,
+                          "n=" + std::to_string(n));
 }
 
 TEST_P(AnySubproblemKernelTest, SameTalliesAsScalarOnWideBoards) {
@@ -123,8 +125,9 @@ TEST_P(AnySubproblemKernelTest, SameTalliesAsScalarOnWideBoards) {
   // diagonal words use all their bits; the frames get denser with n to keep the trees small.
   std::mt19937 rng(5);
   for (int n = 16; n <= 32; ++n)
-    expect_same_as_scalar(random_subproblems(n, 300, 3 + (n - 16) / 3, 3, rng), rng,
-                          "n=" + std::to_string(n));
+    expect_same_as_scalar(
+        random_subproblems(n, test_support::sized(300, 100), 3 + (n - 16) / 3, 3, rng), rng,
+        "n=" + std::to_string(n));
 }
 
 TEST_P(AnySubproblemKernelTest, SameTalliesAsScalarOnTinyAndEmptyCases) {

@@ -18,6 +18,7 @@
 #include "base/threads.hpp"
 #include "engine/solve/src/local_search.hpp"
 #include "engine/solve/verify.hpp"
+#include "tests/support/sanitized.hpp"
 
 namespace {
 
@@ -60,7 +61,7 @@ SolveConfig config(std::int64_t n, SolveMethod m = SolveMethod::qs4, std::uint64
 TEST(Solve, EveryMethodReturnsVerifiedSolutionsFor4To300) {
   for (SolveMethod m :
        {SolveMethod::qs4, SolveMethod::qs4_plain, SolveMethod::minconflict, SolveMethod::swap})
-    for (std::uint64_t seed : {1u, 2u, 3u})
+    for (std::uint64_t seed = 1; seed <= nq::test_support::sized(3u, 1u); ++seed)
       for (int n = 4; n <= 300; ++n) {
         const auto r = run(config(n, m, seed));
         ASSERT_EQ(r.status, SolveStatus::found) << nq::solve_method_name(m) << " n=" << n;
@@ -210,7 +211,7 @@ TEST(Solve, FailedRunsAreNotVerifiedAndCountTheirRestarts) {
 
   // Asked for every solution there is, a small board gives them all, whatever the seed (the
   // local search alone missed one of n = 8's 92 about one run in ten), and they are distinct.
-  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+  for (std::uint64_t seed = 1; seed <= nq::test_support::sized(20u, 5u); ++seed) {
     c = config(8);
     c.seed = seed;
     c.solutions = 92;
