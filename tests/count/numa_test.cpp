@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -179,6 +180,47 @@ TEST(Numa, ThreadsStealInsideAndAcrossFakeNodes) {
       EXPECT_EQ(done, j["subproblems"].get<std::uint64_t>()) << what;
     }
   }
+}
+
+// The same steals in the engine, without the command line: the thread build runs this one, so
+// that it need not build nqcount. The machine is read once a process, so the counts run in a
+// child that GoogleTest starts for them (a death test in the threadsafe style: this program
+// again, this test alone), with the fake machine set before the child's first read. The child
+// ends with _Exit: LeakSanitizer's check at exit would report oneTBB's observer proxy (above).
+[[noreturn]] void count_on_fake_nodes(int nodes) {
+  const std::string machine = "pack:1 numa:" + std::to_string(nodes) + " core:1 pu:1";
+  setenv("HWLOC_SYNTHETIC", machine.c_str(), 1);
+  setenv("HWLOC_THISSYSTEM", "1", 1);
+  nq::CountConfig c{.n = 13, .threads = 1};
+  c.numa = false;
+  const auto one = nq::count(c);
+  c.threads = 8;
+  c.numa = true;
+  const auto eight = nq::count(c);
+  std::string wrong;
+  if (!one.ok() || !eight.ok()) {
+    wrong = "a count failed";
+  } else {
+    if (!(eight->orbits.total == one->orbits.total && eight->orbits.unique == one->orbits.unique &&
+          eight->nodes == one->nodes && eight->subproblems == one->subproblems))
+      wrong += " counts differ;";
+    if (eight->arenas.size() != static_cast<std::size_t>(nodes)) wrong += " arenas;";
+    std::uint64_t done = 0;
+    for (const nq::ArenaResult& a : eight->arenas) {
+      if (a.threads != 8 / nodes) wrong += " threads;";
+      if (a.stolen + a.helped > a.subproblems) wrong += " steals;";
+      done += a.subproblems;
+    }
+    if (done != eight->subproblems) wrong += " subproblems;";
+  }
+  std::fprintf(stderr, "%d fake nodes:%s\n", nodes, wrong.empty() ? " right" : wrong.c_str());
+  std::_Exit(wrong.empty() ? 0 : 1);
+}
+
+TEST(Numa, EngineThreadsStealInsideAndAcrossFakeNodes) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  for (int nodes : {2, 4})
+    EXPECT_EXIT(count_on_fake_nodes(nodes), ::testing::ExitedWithCode(0), "fake nodes: right");
 }
 
 TEST(Numa, TaskStatsFeedTheSimulator) {
