@@ -19,7 +19,6 @@
 #include <thread>
 #include <vector>
 
-#include "base/sanitizers.hpp"
 #include "tests/cli_runner.hpp"
 #include "tests/support/sanitized.hpp"
 
@@ -457,7 +456,7 @@ TEST(HardeningCli, AFailedTaskStatsWriteKeepsTheCount) {
 // n = 18 run plans and prepares the whole board but counts one shard of 64 of it: where a
 // limit lets it through, it does not spend a whole count getting there.
 TEST(HardeningCli, OutOfMemoryOrThreadsIsOneErrorLine) {
-  if (NQ_ASAN || NQ_TSAN) GTEST_SKIP() << "the sanitizers reserve far more address space";
+  if (nq::test_support::kSanitized) GTEST_SKIP() << "the sanitizers reserve far more address space";
   const std::string dir = nq::test::temp_dir("limited");
   int refused = 0;
   for (const int kb : {14000, 26000, 30000, 34000, 38000, 42000}) {

@@ -23,14 +23,6 @@
 #include "tests/cli_runner.hpp"
 #include "tests/support/sanitized.hpp"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define NQ_UNDER_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define NQ_UNDER_SANITIZER 1
-#endif
-#endif
-
 namespace {
 
 using nq::test::expect_usage_error;
@@ -94,9 +86,8 @@ bool make_socket(const std::string& path) {
 // Item 7: one heap entry per thread of every rank made --ranks 16384 of 65,536 threads hold
 // 2^30 entries (8 GiB); now a rank's unused threads are a count, and this takes megabytes.
 TEST(ScaleCli, SimulateMemoryDoesNotGrowWithRanksTimesProcs) {
-#ifdef NQ_UNDER_SANITIZER
-  GTEST_SKIP() << "an address-space limit leaves no room for the sanitizers' shadow memory";
-#endif
+  if (nq::test_support::kSanitized)
+    GTEST_SKIP() << "an address-space limit leaves no room for the sanitizers' shadow memory";
   const std::string stats = profile(2000, "p2000.csv");
   const Timed t = run_limited("simulate " + stats + " --procs 65536 --ranks 16384 --json", 1000000);
   ASSERT_EQ(t.outcome.status, 0) << t.outcome.err;
@@ -110,9 +101,8 @@ TEST(ScaleCli, SimulateMemoryDoesNotGrowWithRanksTimesProcs) {
 
 // Item 7: what would still not fit is refused before it starts, with the estimate, one line.
 TEST(ScaleCli, SimulateRefusesUpFrontWhatWouldNotFitInMemory) {
-#ifdef NQ_UNDER_SANITIZER
-  GTEST_SKIP() << "an address-space limit leaves no room for the sanitizers' shadow memory";
-#endif
+  if (nq::test_support::kSanitized)
+    GTEST_SKIP() << "an address-space limit leaves no room for the sanitizers' shadow memory";
   const std::string stats = profile(2000, "p2000.csv");
   // 60 MB of address space: nqcount starts in about 10, and 2^20 ranks need about 100.
   const Timed big = run_limited("simulate " + stats + " --procs 65536 --ranks 1048576", 60000);
@@ -282,9 +272,8 @@ TEST(ScaleCli, ASocketIsCalledASocket) {
 // 2,000-row profile within 60 s under an 8 GB address-space limit; estimate at the top of
 // --procs' range at n = 12 within 30 s; 200,000 sizes on one line within 30 s on 2 threads.
 TEST(SlowScaleCli, SimulateTheLargestRanksAndProcsUnderEightGigabytes) {
-#ifdef NQ_UNDER_SANITIZER
-  GTEST_SKIP() << "an address-space limit leaves no room for the sanitizers' shadow memory";
-#endif
+  if (nq::test_support::kSanitized)
+    GTEST_SKIP() << "an address-space limit leaves no room for the sanitizers' shadow memory";
   const std::string stats = profile(2000, "p2000.csv");
   const Timed t =
       run_limited("simulate " + stats + " --procs 65536 --ranks 1048576 --json", 8000000);

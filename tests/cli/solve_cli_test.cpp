@@ -16,6 +16,7 @@
 
 #include "engine/solve/solve.hpp"
 #include "tests/cli_runner.hpp"
+#include "tests/support/sanitized.hpp"
 
 namespace {
 
@@ -624,9 +625,8 @@ TEST(SolveCli, MemoryLimitRefusesBeforeTheWork) {
 // exit 2 (memory or a thread the system refused), never an abort, and never a temporary file
 // left beside the output.
 TEST(SolveCli, OutOfMemoryIsOneErrorLineAndNoFileLeft) {
-#ifdef NQ_UNDER_SANITIZER
-  GTEST_SKIP() << "an address-space limit leaves no room for the sanitizers' shadow memory";
-#endif
+  if (nq::test_support::kSanitized)
+    GTEST_SKIP() << "an address-space limit leaves no room for the sanitizers' shadow memory";
   const fs::path dir = temp_dir("ulimit");
   std::size_t refused = 0;
   // The last limit leaves room for glibc's arena of each thread: between it and the others,
