@@ -182,36 +182,41 @@ TEST(Numa, ThreadsStealInsideAndAcrossFakeNodes) {
   }
 }
 
-// The same steals in the engine, without the command line: the thread build runs this one, so
-// that it need not build nqcount. The machine is read once a process, so the counts run in a
-// child that GoogleTest starts for them (a death test in the threadsafe style: this program
-// again, this test alone), with the fake machine set before the child's first read. The child
-// ends with _Exit: LeakSanitizer's check at exit would report oneTBB's observer proxy (above).
+// The same steals in the engine, for the same kernels, without the command line: the thread
+// build runs this one, so that it need not build nqcount. The machine is read once a process, so
+// the counts run in a child that GoogleTest starts for them (a death test in the threadsafe
+// style: this program again, this test alone), with the fake machine set before the child's
+// first read. The child ends with _Exit: LeakSanitizer's check at exit would report oneTBB's
+// observer proxy (above).
 [[noreturn]] void count_on_fake_nodes(int nodes) {
   const std::string machine = "pack:1 numa:" + std::to_string(nodes) + " core:1 pu:1";
   setenv("HWLOC_SYNTHETIC", machine.c_str(), 1);
   setenv("HWLOC_THISSYSTEM", "1", 1);
-  nq::CountConfig c{.n = 13, .threads = 1};
-  c.numa = false;
-  const auto one = nq::count(c);
-  c.threads = 8;
-  c.numa = true;
-  const auto eight = nq::count(c);
   std::string wrong;
-  if (!one.ok() || !eight.ok()) {
-    wrong = "a count failed";
-  } else {
+  for (const std::string kernel : {"auto", "avx2", "scalar"}) {
+    if (kernel == "avx2" && !__builtin_cpu_supports("avx2")) continue;
+    nq::CountConfig c{.n = 13, .threads = 1, .kernel = kernel};
+    c.numa = false;
+    const auto one = nq::count(c);
+    c.threads = 8;
+    c.numa = true;
+    const auto eight = nq::count(c);
+    if (!one.ok() || !eight.ok()) {
+      wrong += " " + kernel + ": a count failed;";
+      continue;
+    }
     if (!(eight->orbits.total == one->orbits.total && eight->orbits.unique == one->orbits.unique &&
           eight->nodes == one->nodes && eight->subproblems == one->subproblems))
-      wrong += " counts differ;";
-    if (eight->arenas.size() != static_cast<std::size_t>(nodes)) wrong += " arenas;";
+      wrong += " " + kernel + ": counts differ;";
+    if (eight->arenas.size() != static_cast<std::size_t>(nodes))
+      wrong += " " + kernel + ": arenas;";
     std::uint64_t done = 0;
     for (const nq::ArenaResult& a : eight->arenas) {
-      if (a.threads != 8 / nodes) wrong += " threads;";
-      if (a.stolen + a.helped > a.subproblems) wrong += " steals;";
+      if (a.threads != 8 / nodes) wrong += " " + kernel + ": threads;";
+      if (a.stolen + a.helped > a.subproblems) wrong += " " + kernel + ": steals;";
       done += a.subproblems;
     }
-    if (done != eight->subproblems) wrong += " subproblems;";
+    if (done != eight->subproblems) wrong += " " + kernel + ": subproblems;";
   }
   std::fprintf(stderr, "%d fake nodes:%s\n", nodes, wrong.empty() ? " right" : wrong.c_str());
   std::_Exit(wrong.empty() ? 0 : 1);
