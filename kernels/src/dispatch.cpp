@@ -79,7 +79,7 @@ std::span<const Kernel> kernel_table() {
       // "auto" takes it by board size (auto_kernel), never as the generic best.
       Kernel{"join",
              "split-board join: both half-boards enumerated, compatible pairs counted, in AVX-512 "
-             "(with VBMI and GFNI) where the CPU has it",
+             "(with VBMI and GFNI) or AVX2 (with BMI2) where the CPU has it",
              "nothing", &always, &chosen_join_count, PlanKind::kRowSplit, &chosen_join_isa,
              &chosen_join_prepare, &chosen_join_count_watched, kJoinWatchedFromN},
       Kernel{"reference",
@@ -92,8 +92,9 @@ std::span<const Kernel> kernel_table() {
 }  // namespace
 
 const detail::JoinOps& detail::join_ops() {
-  static const JoinOps& chosen =
-      runs_here(*join_ops_avx512().target) ? join_ops_avx512() : join_ops_scalar();
+  static const JoinOps& chosen = runs_here(*join_ops_avx512().target) ? join_ops_avx512()
+                                 : runs_here(*join_ops_avx2().target) ? join_ops_avx2()
+                                                                      : join_ops_scalar();
   return chosen;
 }
 

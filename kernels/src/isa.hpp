@@ -27,7 +27,7 @@ const SearchOps& avx512_search();  // avx512.cpp
 
 // A build of the split-board join (kernels/src/join/; its table made by kernels/src/join/ops.hpp).
 struct JoinOps {
-  std::string_view isa;  // "scalar" (the baseline build) or "avx512" (with VBMI and GFNI)
+  std::string_view isa;  // "scalar" (the baseline build), "avx2" or "avx512" (with VBMI and GFNI)
   const IsaTarget* target;
   BatchFn count;
   // Makes the calling thread ready to count n-boards (its scratch allocated and faulted in).
@@ -38,9 +38,10 @@ struct JoinOps {
                        double (*clock)());
 };
 const JoinOps& join_ops_scalar();  // join_scalar.cpp
+const JoinOps& join_ops_avx2();    // join_avx2.cpp
 const JoinOps& join_ops_avx512();  // join_avx512.cpp
-// The build the join kernel runs on this CPU: AVX-512 where this CPU runs its target, the
-// baseline otherwise. Chosen once per process.
+// The build the join kernel runs on this CPU: the first of AVX-512 and AVX2 whose target this
+// CPU runs, the baseline otherwise. Chosen once per process.
 const JoinOps& join_ops();
 
 // The join's cross-check (join_check_kernel): the baseline build with its own scratch, cut into

@@ -139,7 +139,8 @@ TEST(Library, CountsFromTwoThreadsAtOnceAreBothRight) {
 // write nothing there: it answers with values).
 template <class Body>
 std::string stderr_of(Body body) {
-  const std::string file = temp_dir("stderr") + "/err";
+  const std::string dir = temp_dir("stderr");
+  const std::string file = dir + "/err";
   std::fflush(stderr);
   const int saved = ::dup(2);
   const int to = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -149,8 +150,13 @@ std::string stderr_of(Body body) {
   std::fflush(stderr);
   ::dup2(saved, 2);
   ::close(saved);
-  std::ifstream in(file);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string written;
+  {
+    std::ifstream in(file);
+    written.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::filesystem::remove_all(dir);
+  return written;
 }
 
 // A good guest of its host's TBB: a count sets nothing process-wide (the host's cap on TBB's

@@ -14,14 +14,30 @@ const JoinBuild& join_scalar() {
   return detail::join_scalar_build();
 }
 
-const JoinBuild* join_avx512() {
-  const JoinBuild& build = detail::join_avx512_build();
+namespace {
+const JoinBuild* if_it_runs(const JoinBuild& build) {
   return nq::detail::runs_here(*build.ops.target) ? &build : nullptr;
+}
+}  // namespace
+
+const JoinBuild* join_avx2() {
+  return if_it_runs(detail::join_avx2_build());
+}
+
+const JoinBuild* join_avx512() {
+  return if_it_runs(detail::join_avx512_build());
+}
+
+std::vector<const JoinBuild*> join_vector_builds() {
+  std::vector<const JoinBuild*> builds;
+  for (const JoinBuild* build : {join_avx2(), join_avx512()})
+    if (build != nullptr) builds.push_back(build);
+  return builds;
 }
 
 std::vector<const JoinBuild*> join_builds() {
   std::vector<const JoinBuild*> builds{&join_scalar()};
-  if (const JoinBuild* avx512 = join_avx512()) builds.push_back(avx512);
+  for (const JoinBuild* build : join_vector_builds()) builds.push_back(build);
   return builds;
 }
 

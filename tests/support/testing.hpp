@@ -23,7 +23,7 @@ struct JoinBuild {
   void (*set_limits)(std::size_t chunk, std::size_t parts);
   // The pair counter on its own: pairs (x in a, y in b) with x & y == 0, for patterns of
   // `bits` < 64 bits. narrow_visits: whether it reads half-entries for visits of half a block,
-  // as where cpu_splits_wide_loads() (the AVX-512 build only; the baseline ignores it).
+  // as where cpu_splits_wide_loads() (the AVX-512 build only; the others ignore it).
   std::uint64_t (*count_disjoint_pairs)(std::span<const std::uint64_t> a,
                                         std::span<const std::uint64_t> b, int bits,
                                         bool narrow_visits);
@@ -35,10 +35,14 @@ struct JoinBuild {
 
 // The join's baseline build, which every CPU runs.
 const JoinBuild& join_scalar();
-// The join's AVX-512 build, or null where this CPU cannot run it.
+// The join's AVX2 and AVX-512 builds, or null where this CPU cannot run them.
+const JoinBuild* join_avx2();
 const JoinBuild* join_avx512();
-// Every build of the join this CPU can run: the baseline first, then AVX-512 where it runs.
+// Every build of the join this CPU can run: the baseline first, then AVX2 and AVX-512 where they
+// run.
 std::vector<const JoinBuild*> join_builds();
+// The same without the baseline: the builds that tests compare with it.
+std::vector<const JoinBuild*> join_vector_builds();
 
 // The calling thread's join chunk and bottom-part limit in every build (0: the defaults).
 void set_join_limits(std::size_t chunk, std::size_t parts);
@@ -74,8 +78,9 @@ class ForcedSecondKernel {
 void install_environment_seams();
 
 namespace detail {
-// Each build's JoinBuild (join_scalar_hooks.cpp, join_avx512_hooks.cpp).
+// Each build's JoinBuild (join_scalar_hooks.cpp, join_avx2_hooks.cpp, join_avx512_hooks.cpp).
 const JoinBuild& join_scalar_build();
+const JoinBuild& join_avx2_build();
 const JoinBuild& join_avx512_build();
 }  // namespace detail
 

@@ -2,9 +2,10 @@
 // a half-board placement (Leaf: its east row set's colex rank and crossing diagonals), the
 // binomials behind the colex rank, the crossing bits of a queen, PEXT, and a counting sort.
 //
-// Per-ISA: included (through kernels/src/join/join.hpp) by join_scalar.cpp and join_avx512.cpp with
-// NQ_KERNEL_NAMESPACE defined (and NQ_JOIN_AVX512 in the AVX-512 one); its code goes into that
-// namespace, so only headers are included here, at file scope.
+// Per-ISA: included (through kernels/src/join/join.hpp) by each build's source (join_scalar.cpp,
+// join_avx2.cpp, join_avx512.cpp) with NQ_KERNEL_NAMESPACE defined (and NQ_JOIN_AVX2 or
+// NQ_JOIN_AVX512 in those builds); its code goes into that namespace, so only headers are
+// included here, at file scope.
 #pragma once
 
 #include <bit>
@@ -90,10 +91,10 @@ inline std::uint64_t crossing_bits(const Board& b, int row, int c) {
   return p;
 }
 
-// The bits of x at the positions of mask, packed to the bottom (BMI2's PEXT in the AVX-512
-// build, a loop elsewhere).
+// The bits of x at the positions of mask, packed to the bottom (BMI2's PEXT in the AVX-512 and
+// AVX2 builds, a loop in the baseline one).
 inline std::uint64_t extract_bits(std::uint64_t x, std::uint64_t mask) {
-#ifdef NQ_JOIN_AVX512
+#if defined(NQ_JOIN_AVX512) || defined(NQ_JOIN_AVX2)
   return _pext_u64(x, mask);
 #else
   std::uint64_t packed = 0;

@@ -2,9 +2,10 @@
 // offsets that index them, and the matches (match_chunks, match_patterns) that AND a visiting
 // member's entries into its lanes' sums.
 //
-// Per-ISA: included (through kernels/src/join/join.hpp) by join_scalar.cpp and join_avx512.cpp with
-// NQ_KERNEL_NAMESPACE defined (and NQ_JOIN_AVX512 in the AVX-512 one); its code goes into that
-// namespace, so only headers are included here, at file scope.
+// Per-ISA: included (through kernels/src/join/join.hpp) by each build's source (join_scalar.cpp,
+// join_avx2.cpp, join_avx512.cpp) with NQ_KERNEL_NAMESPACE defined (and NQ_JOIN_AVX2 or
+// NQ_JOIN_AVX512 in those builds); its code goes into that namespace, so only headers are
+// included here, at file scope.
 #pragma once
 
 #include <algorithm>
@@ -48,8 +49,8 @@ inline int chunk_width(int bits, int chunks, int k) {
 // loop instead, they took two shifts and an AND per chunk on every block a pattern visits.
 //   One pattern's: made in 64-bit words of four offsets and stored with one copy. The bits of
 // chunk k, in word k / 4, go to offset k % 4's bits 6 and up (times kEntryBytes); the last chunk
-// runs to the pattern's end (8 bits at most, those past it are 0). The AVX-512 build makes a
-// word with one PDEP, whose mask offsets_deposit gives.
+// runs to the pattern's end (8 bits at most, those past it are 0). The AVX-512 and AVX2 builds
+// make a word with one PDEP, whose mask offsets_deposit gives.
 static_assert(kEntryBytes == 64 && 4 * kChunkBits == 28);
 constexpr std::uint64_t chunk_mask(int chunks, int k) {
   return (k + 1 < chunks ? std::uint64_t{kChunkValues} : std::uint64_t{1} << kLastChunkBits) - 1;
@@ -69,7 +70,7 @@ template <int kChunks>
 void pattern_offsets(std::uint64_t p, std::uint16_t* out) {
   std::uint64_t words[(kChunks + 3) / 4] = {};
   for (int w = 0; 4 * w < kChunks; ++w) {
-#ifdef NQ_JOIN_AVX512
+#if defined(NQ_JOIN_AVX512) || defined(NQ_JOIN_AVX2)
     words[w] = _pdep_u64(p >> (4 * kChunkBits * w), offsets_deposit(kChunks, w));
 #else
     for (int k = 4 * w; k < std::min(kChunks, 4 * w + 4); ++k)

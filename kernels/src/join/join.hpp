@@ -45,9 +45,10 @@
 //   sampling.hpp       sample_join
 // Each header includes the one before it in this list, so the includes below may come in any
 // order. Each is per-ISA: included here, at file scope, by a .cpp that defines
-// NQ_KERNEL_NAMESPACE (and NQ_JOIN_AVX512 for the AVX-512 build) and sets its target region; the
-// code goes into nq::NQ_KERNEL_NAMESPACE, internals into its join_detail. ops.hpp, the build's
-// table of operations, comes after them all, included by the two builds' sources only.
+// NQ_KERNEL_NAMESPACE (and NQ_JOIN_AVX2 or NQ_JOIN_AVX512 for those builds) and sets its target
+// region; the code goes into nq::NQ_KERNEL_NAMESPACE, internals into its join_detail. ops.hpp,
+// the build's table of operations, comes after them all, included by the builds' own sources
+// only.
 #pragma once
 
 #include "kernels/src/join/board.hpp"

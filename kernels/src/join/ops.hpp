@@ -1,8 +1,9 @@
 // A build's table of operations (kernels/src/isa.hpp, JoinOps), written once for every build of the
-// join: join_scalar.cpp and join_avx512.cpp include it after kernels/src/join/join.hpp, in their
-// own namespace and target region, and name the build's instruction set and target (join_ops).
+// join: join_scalar.cpp, join_avx2.cpp and join_avx512.cpp include it after
+// kernels/src/join/join.hpp, in their own namespace and target region, and name the build's
+// instruction set and target (join_ops).
 //
-// Per-ISA, as the headers join.hpp lists, but included only by those two sources: the tests'
+// Per-ISA, as the headers join.hpp lists, but included only by those sources: the tests'
 // entries into the builds (tests/support/join_hooks.hpp) include join.hpp without it.
 #pragma once
 

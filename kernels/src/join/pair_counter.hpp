@@ -1,9 +1,10 @@
 // The sliced pair counter: count_disjoint_sliced counts the disjoint pairs of a block of
 // 64 W members (sliced, its chunk tables in L1) against runs of visiting members (Range).
 //
-// Per-ISA: included (through kernels/src/join/join.hpp) by join_scalar.cpp and join_avx512.cpp with
-// NQ_KERNEL_NAMESPACE defined (and NQ_JOIN_AVX512 in the AVX-512 one); its code goes into that
-// namespace, so only headers are included here, at file scope.
+// Per-ISA: included (through kernels/src/join/join.hpp) by each build's source (join_scalar.cpp,
+// join_avx2.cpp, join_avx512.cpp) with NQ_KERNEL_NAMESPACE defined (and NQ_JOIN_AVX2 or
+// NQ_JOIN_AVX512 in those builds); its code goes into that namespace, so only headers are
+// included here, at file scope.
 #pragma once
 
 #include <algorithm>
@@ -119,8 +120,8 @@ std::uint64_t count_disjoint_sliced(const std::uint64_t* big, std::size_t nbig, 
         // in two, and the loop is bound by its loads. Where loads are 512 bits wide (Zen 5,
         // Intel) the test is only a branch that goes either way. So the AVX-512 build does it
         // only where the CPU splits its wide loads (cpu_splits_wide_loads; timed on both:
-        // perf/results/log.md); the baseline build always (its vectors are SSE2's 128 bits, so
-        // half an entry is half the operations).
+        // perf/results/log.md); the AVX2 and baseline builds always (their vectors are 256 and
+        // 128 bits, so half an entry is half the operations).
         if (narrow_visits) {
           const std::uint64_t low = meet[0] | meet[1] | meet[2] | meet[3];
           const std::uint64_t high = meet[4] | meet[5] | meet[6] | meet[7];

@@ -2,9 +2,10 @@
 // (make_bottom buckets the bottom part by columns, SettledHalf walks the top part against it),
 // streamed in chunks of bounded size; HalfScratch keeps the bottom part across subproblems.
 //
-// Per-ISA: included (through kernels/src/join/join.hpp) by join_scalar.cpp and join_avx512.cpp with
-// NQ_KERNEL_NAMESPACE defined (and NQ_JOIN_AVX512 in the AVX-512 one); its code goes into that
-// namespace, so only headers are included here, at file scope.
+// Per-ISA: included (through kernels/src/join/join.hpp) by each build's source (join_scalar.cpp,
+// join_avx2.cpp, join_avx512.cpp) with NQ_KERNEL_NAMESPACE defined (and NQ_JOIN_AVX2 or
+// NQ_JOIN_AVX512 in those builds); its code goes into that namespace, so only headers are
+// included here, at file scope.
 #pragma once
 
 #include <algorithm>

@@ -1,15 +1,17 @@
 // Words of W x 64 lanes (Words<W>), their per-lane popcounts, and the 64 x 64 bit transposes
 // that turn patterns into slices (VPERMB and GF2P8AFFINEQB in the AVX-512 build, shifts and
-// masks elsewhere).
+// masks elsewhere, four rows at a time in the AVX2 build).
 //
-// Per-ISA: included (through kernels/src/join/join.hpp) by join_scalar.cpp and join_avx512.cpp with
-// NQ_KERNEL_NAMESPACE defined (and NQ_JOIN_AVX512 in the AVX-512 one); its code goes into that
-// namespace, so only headers are included here, at file scope.
+// Per-ISA: included (through kernels/src/join/join.hpp) by each build's source (join_scalar.cpp,
+// join_avx2.cpp, join_avx512.cpp) with NQ_KERNEL_NAMESPACE defined (and NQ_JOIN_AVX2 or
+// NQ_JOIN_AVX512 in those builds); its code goes into that namespace, so only headers are
+// included here, at file scope.
 #pragma once
 
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/src/join/settled_half.hpp"
 
@@ -31,11 +33,31 @@ struct WordsOf<8> {
 template <int W>
 using Words = typename WordsOf<W>::type;
 
-// Per-lane popcounts. The AVX-512 build (NQ_JOIN_AVX512) has VPOPCNTQ; elsewhere, per lane.
+// Per-lane popcounts. The AVX-512 build (NQ_JOIN_AVX512) has VPOPCNTQ; the AVX2 build
+// (NQ_JOIN_AVX2) looks each nibble's count up with VPSHUFB and adds a lane's bytes with VPSADBW,
+// 256 bits at a time (five operations for four lanes, against a POPCNT and a move out of the
+// vector each); elsewhere, per lane.
 // sums += per-lane popcounts of v (by reference: vector arguments by value would change the
 // ABI in the baseline build).
 template <int W>
 inline void add_lane_popcounts(Words<W>& sums, const Words<W>& v) {
+#ifdef NQ_JOIN_AVX2
+  const __m256i nibbles = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1,
+                                           2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+  const __m256i low = _mm256_set1_epi8(0x0f);
+  for (int h = 0; h < W; h += 4) {
+    __m256i x;
+    std::memcpy(&x, reinterpret_cast<const char*>(&v) + 8 * h, sizeof x);
+    const __m256i bytes = _mm256_add_epi8(
+        _mm256_shuffle_epi8(nibbles, _mm256_and_si256(x, low)),
+        _mm256_shuffle_epi8(nibbles, _mm256_and_si256(_mm256_srli_epi16(x, 4), low)));
+    const __m256i counts = _mm256_sad_epu8(bytes, _mm256_setzero_si256());
+    Words4 c;
+    std::memcpy(&c, &counts, sizeof c);
+    for (int i = 0; i < 4; ++i) sums[h + i] += c[i];
+  }
+  return;
+#endif
 #ifdef NQ_JOIN_AVX512
   if constexpr (W == 8) {
     sums += reinterpret_cast<Words<W>>(_mm512_popcnt_epi64(reinterpret_cast<__m512i>(v)));
@@ -105,6 +127,31 @@ inline void transpose64(const std::uint64_t* in, std::uint64_t* out) {
   // t[c].
   transpose_lanes(t);
   for (int c = 0; c < 8; ++c) _mm512_storeu_si512(out + 8 * c, _mm512_permutexvar_epi8(rows, t[c]));
+}
+#elif defined(NQ_JOIN_AVX2)
+// The block swap below on four rows at a time (vector v holds rows 4v..4v+3): rows k and k + j
+// for j >= 4 are whole vectors apart; for j = 2 and 1 a vector's rows trade with each other
+// (a lane shuffle and a per-lane shift).
+inline void transpose64(const std::uint64_t* in, std::uint64_t* out) {
+  Words4 r[16];
+  std::memcpy(r, in, sizeof r);
+  std::uint64_t m = 0x00000000ffffffffull;
+  for (int j = 32; j != 2; j >>= 1, m ^= m << j) {
+    const int q = j / 4;
+    for (int v = 0; v < 16; v = ((v | q) + 1) & ~q) {
+      const Words4 t = ((r[v] >> j) ^ r[v | q]) & m;
+      r[v] ^= t << j;
+      r[v | q] ^= t;
+    }
+  }
+  const Words4 by2 = {2, 2, 0, 0}, by1 = {1, 0, 1, 0};
+  for (Words4& x : r) {
+    Words4 t = ((x >> 2) ^ __builtin_shufflevector(x, x, 2, 3, 0, 1)) & 0x3333333333333333ull;
+    x ^= __builtin_shufflevector(t, t, 0, 1, 0, 1) << by2;
+    t = ((x >> 1) ^ __builtin_shufflevector(x, x, 1, 0, 3, 2)) & 0x5555555555555555ull;
+    x ^= __builtin_shufflevector(t, t, 0, 0, 2, 2) << by1;
+  }
+  std::memcpy(out, r, sizeof r);
 }
 #else
 // The recursive block swap of Hacker's Delight, 7-3: at step j, the j x j blocks off the

@@ -91,12 +91,12 @@ TEST(JoinPairs, MatchDoubleLoopAtEverySizeAndDensity) {
         const std::uint64_t want = disjoint_pairs_by_columns(a, b);
         EXPECT_EQ(test_support::join_scalar().count_disjoint_pairs(a, b, bits, false), want)
             << bits << " " << na << "x" << nb << " " << skew;
-        if (test_support::join_avx512()) {
-          // Both ways a visit of half a block can go: half-entries (as on Zen 4) or whole ones.
+        // Both ways a visit of half a block can go: half-entries (as on Zen 4) or whole ones.
+        for (const test_support::JoinBuild* build : test_support::join_vector_builds())
           for (const bool narrow : {false, true})
-            EXPECT_EQ(test_support::join_avx512()->count_disjoint_pairs(a, b, bits, narrow), want)
-                << bits << " " << na << "x" << nb << " " << skew << " " << narrow;
-        }
+            EXPECT_EQ(build->count_disjoint_pairs(a, b, bits, narrow), want)
+                << build->ops.isa << " " << bits << " " << na << "x" << nb << " " << skew << " "
+                << narrow;
         checked += na * nb;
       }
   EXPECT_GT(checked, 100'000'000u);

@@ -38,10 +38,11 @@ TEST(JoinKernel, ChunkedHalvesAndMovedBottomsCountTheSame) {
         ASSERT_EQ(got[i].solutions, plain[i].solutions) << what << " subproblem " << i;
         ASSERT_EQ(got[i].solutions, searched[i]) << what;
       }
-      if (test_support::join_avx512()) {
-        test_support::join_avx512()->ops.count(subs, got);
+      for (const test_support::JoinBuild* build : test_support::join_vector_builds()) {
+        build->ops.count(subs, got);
         for (std::size_t i = 0; i < subs.size(); ++i)
-          ASSERT_EQ(got[i].solutions, plain[i].solutions) << what << " avx512, subproblem " << i;
+          ASSERT_EQ(got[i].solutions, plain[i].solutions)
+              << what << " " << build->ops.isa << ", subproblem " << i;
       }
       // Bottom parts only move down when they are too large for the limit: with a large one
       // every node count stays the same.

@@ -28,9 +28,9 @@ TEST(JoinPairs, CutsAreChosenOnThePairsLeft) {
   EXPECT_EQ(test_support::join_scalar().sieve_cuts(a, b, 0x3ff, 2), 0b101u);
   EXPECT_EQ(test_support::join_scalar().sieve_cuts(a, b, 0x3fe, 2),
             0b110u);  // 0 not shared: 1, then 2
-  if (test_support::join_avx512()) {
-    EXPECT_EQ(test_support::join_avx512()->sieve_cuts(a, b, 0x3ff, 2), 0b101u);
-    EXPECT_EQ(test_support::join_avx512()->sieve_cuts(a, b, 0x3fe, 2), 0b110u);
+  for (const test_support::JoinBuild* build : test_support::join_vector_builds()) {
+    EXPECT_EQ(build->sieve_cuts(a, b, 0x3ff, 2), 0b101u) << build->ops.isa;
+    EXPECT_EQ(build->sieve_cuts(a, b, 0x3fe, 2), 0b110u) << build->ops.isa;
   }
 }
 
@@ -84,11 +84,10 @@ TEST(SlowJoinPairs, DeepSievesMatchSubsetSums) {
     EXPECT_EQ(test_support::join_scalar().count_disjoint_pairs(a, b, shared, false), want)
         << na << "x" << nb << " " << shared;
 
-    if (test_support::join_avx512()) {
+    for (const test_support::JoinBuild* build : test_support::join_vector_builds())
       for (const bool narrow : {false, true})
-        EXPECT_EQ(test_support::join_avx512()->count_disjoint_pairs(a, b, shared, narrow), want)
-            << na << "x" << nb << " " << shared << " " << narrow;
-    }
+        EXPECT_EQ(build->count_disjoint_pairs(a, b, shared, narrow), want)
+            << build->ops.isa << " " << na << "x" << nb << " " << shared << " " << narrow;
   }
 }
 
