@@ -141,6 +141,24 @@ inline bool enumerate_part(const int* row_of, const Mask* squares, int count, Ma
   return !full;
 }
 
+#ifdef NQ_JOIN_AVX2
+// For each 4-bit mask, the VPERMD permutation that moves the 64-bit lanes it holds to the front,
+// in order.
+struct Compress4 {
+  alignas(32) std::int32_t lanes[16][8] = {};
+  constexpr Compress4() {
+    for (int mask = 0; mask < 16; ++mask)
+      for (int lane = 0, to = 0; lane < 4; ++lane)
+        if (mask >> lane & 1) {
+          lanes[mask][2 * to] = 2 * lane;
+          lanes[mask][2 * to + 1] = 2 * lane + 1;
+          ++to;
+        }
+  }
+};
+inline constexpr Compress4 kCompress4{};
+#endif
+
 // The candidates [lo, hi) for T placements at once (each candidate read once for all T): for
 // each placement i, every candidate j whose `test` word misses t_test[i] is written, as
 // in[s][j] | t_in[s][i], to out[s] for each of the S streams s; returns how many in all. Each
@@ -175,6 +193,39 @@ template <int T, int S>
       for (int s = 0; s < S; ++s) {
         _mm512_storeu_si512(at[s],
                             _mm512_maskz_compress_epi64(keep, _mm512_or_si512(v[s], ti[i][s])));
+        at[s] += kept;
+      }
+    }
+  }
+  return static_cast<std::uint32_t>(at[0] - out[0]);
+#elif defined(NQ_JOIN_AVX2)
+  // As the AVX-512 form, 4 candidates a compare: AVX2 has no compress, so the kept lanes move
+  // to the front by VPERMD with a permutation looked up by the 4-bit keep mask (kCompress4),
+  // and the range's last lanes are masked loads.
+  std::uint64_t* at[S];
+  for (int s = 0; s < S; ++s) at[s] = out[s];
+  __m256i tt[T], ti[T][S];
+  for (int i = 0; i < T; ++i) {
+    tt[i] = _mm256_set1_epi64x(static_cast<long long>(t_test[i]));
+    for (int s = 0; s < S; ++s) ti[i][s] = _mm256_set1_epi64x(static_cast<long long>(t_in[s][i]));
+  }
+  const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3), zero = _mm256_setzero_si256();
+  for (std::uint32_t j = lo; j < hi; j += 4) {
+    const __m256i in_range = _mm256_cmpgt_epi64(_mm256_set1_epi64x(hi - j), lane);
+    const __m256i c = _mm256_maskload_epi64(reinterpret_cast<const long long*>(test + j), in_range);
+    __m256i v[S];
+    for (int s = 0; s < S; ++s)
+      v[s] = _mm256_maskload_epi64(reinterpret_cast<const long long*>(in[s] + j), in_range);
+    for (int i = 0; i < T; ++i) {
+      const __m256i miss =
+          _mm256_and_si256(in_range, _mm256_cmpeq_epi64(_mm256_and_si256(c, tt[i]), zero));
+      const unsigned keep = static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(miss)));
+      const __m256i to_front =
+          _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress4.lanes[keep]));
+      const int kept = std::popcount(keep);
+      for (int s = 0; s < S; ++s) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(at[s]),
+                            _mm256_permutevar8x32_epi32(_mm256_or_si256(v[s], ti[i][s]), to_front));
         at[s] += kept;
       }
     }
