@@ -393,21 +393,22 @@ TEST(SlowMpi, EightRanksCountSixteenAndSeventeenLikeTheTable) {
 }
 
 // A rank of an 8-rank join count killed mid-run, the plan cut into pieces of its subproblems
-// (--tasks past the ranks: n = 17 has 48,620, cut into 4 pieces each): the journal holds what
+// (--tasks past the ranks: n = 18 has 24,310, cut into 8 pieces each; n = 18, so that the run
+// is still counting when the kill comes where the join is vectorized): the journal holds what
 // came back, and a restart on another number of ranks, without --tasks, reads the cut from the
 // journal and finishes it exactly. (Rank 0's message about the lost rank is
 // AKilledWorkerEndsTheJobAndTheJournalFinishesIt's to check: with eight ranks on two loaded
 // cores, mpirun may end the job before it has forwarded rank 0's last lines.)
 TEST(SlowMpi, AKilledRankOfAJoinCountInPiecesRestartsOnOtherRanksExactly) {
-  const std::string journal = temp_path("n17-pieces-kill.ckpt");
+  const std::string journal = temp_path("n18-pieces-kill.ckpt");
   const Outcome stopped =
-      interrupted_run(journal, "KILL", "worker", 17, "join", 8, "--tasks 194480");
+      interrupted_run(journal, "KILL", "worker", 18, "join", 8, "--tasks 194480");
   EXPECT_NE(stopped.status, 0) << stopped.err;
-  const Outcome resumed = mpi(3, "--n 17 --kernel join --threads 1 --json --checkpoint " + journal);
+  const Outcome resumed = mpi(3, "--n 18 --kernel join --threads 1 --json --checkpoint " + journal);
   ASSERT_EQ(resumed.status, 0) << stopped.err << resumed.err;
   const auto j = nlohmann::json::parse(resumed.out);
-  EXPECT_EQ(j["total"], nq::known_value(17)->total);
-  EXPECT_EQ(j["unique"], nq::known_value(17)->unique);
+  EXPECT_EQ(j["total"], nq::known_value(18)->total);
+  EXPECT_EQ(j["unique"], nq::known_value(18)->unique);
   EXPECT_EQ(j["subproblems"], 194480);
   EXPECT_GT(j["subproblems_resumed"].get<std::uint64_t>(), 0u);
 }
