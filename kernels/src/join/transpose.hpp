@@ -35,8 +35,8 @@ using Words = typename WordsOf<W>::type;
 
 // Per-lane popcounts. The AVX-512 build (NQ_JOIN_AVX512) has VPOPCNTQ; the AVX2 build
 // (NQ_JOIN_AVX2) looks each nibble's count up with VPSHUFB and adds a lane's bytes with VPSADBW,
-// 256 bits at a time (five operations for four lanes, against a POPCNT and a move out of the
-// vector each); elsewhere, per lane.
+// 256 bits at a time (a few vector operations for four lanes, where a POPCNT each would first
+// move every lane out of the vector); elsewhere, per lane.
 // sums += per-lane popcounts of v (by reference: vector arguments by value would change the
 // ABI in the baseline build).
 template <int W>
