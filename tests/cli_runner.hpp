@@ -4,12 +4,14 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +19,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
 namespace nq::test {
 
@@ -109,6 +112,24 @@ inline void expect_usage_error(const std::string& args) {
   EXPECT_EQ(r.err.rfind("nqcount: error: ", 0), 0u) << args << ": " << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
   EXPECT_TRUE(r.out.empty()) << args;
+}
+
+// Lets the process `pid` run a tenth of the time (10 ms of every 100: SIGSTOP, SIGCONT) until
+// `done()` holds, or `limit` has passed; it is left running. A run's checkpoints and progress
+// lines come by the clock: throttled, it reaches one after a tenth of the work, so that it is
+// still counting when the test's signal comes on any CPU, however fast, and the test spends a
+// tenth of the CPU time waiting for it. Whether `done()` held.
+template <class Done>
+bool throttle_until(pid_t pid, Done done, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    kill(pid, SIGSTOP);
+    std::this_thread::sleep_for(std::chrono::milliseconds(90));
+    kill(pid, SIGCONT);
+  }
+  return true;
 }
 
 }  // namespace nq::test
