@@ -36,7 +36,9 @@ using Words = typename WordsOf<W>::type;
 // Per-lane popcounts. The AVX-512 build (NQ_JOIN_AVX512) has VPOPCNTQ; the AVX2 build
 // (NQ_JOIN_AVX2) looks each nibble's count up with VPSHUFB and adds a lane's bytes with VPSADBW,
 // 256 bits at a time (a few vector operations for four lanes, where a POPCNT each would first
-// move every lane out of the vector); elsewhere, per lane.
+// move every lane out of the vector); the baseline build counts every lane at once by halves,
+// nibbles and bytes (SWAR, two lanes an SSE2 operation), where its target has no POPCNT and
+// std::popcount is a call into libgcc a lane.
 // sums += per-lane popcounts of v (by reference: vector arguments by value would change the
 // ABI in the baseline build).
 template <int W>
@@ -68,7 +70,17 @@ inline void add_lane_popcounts(Words<W>& sums, const Words<W>& v) {
     return;
   }
 #endif
+#if !defined(NQ_JOIN_AVX2) && !defined(NQ_JOIN_AVX512)
+  Words<W> x = v - ((v >> 1) & 0x5555555555555555);
+  x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0f;
+  x += x >> 8;
+  x += x >> 16;
+  x += x >> 32;
+  sums += x & 0x7f;
+#else
   for (int i = 0; i < W; ++i) sums[i] += static_cast<std::uint64_t>(std::popcount(v[i]));
+#endif
 }
 
 // Transpose of a 64 x 64 bit matrix: bit j of in[i] goes to bit i of out[j] (out may be in).
