@@ -8,10 +8,11 @@ NQ_PACKAGES=(cmake g++ make pkg-config libtbb-dev libhwloc-dev libcli11-dev nloh
 NQ_SCRIPT_PACKAGES=(jq bc time gnuplot-nox hwloc)
 # What the tests add: GoogleTest, Google Benchmark, Open MPI for nqcount-mpi, the scripts'
 # packages; clang, its runtime and lld for the sanitizer and libFuzzer stages (the Release build
-# uses g++); clang-format and python3 for the first stage's checks; man-db and groff-base to
-# render the generated man pages.
+# uses g++), and llvm for llvm-symbolizer (without it the sanitizers' reports name no functions,
+# and the leak suppressions, which match a function's name, match nothing); clang-format and
+# python3 for the first stage's checks; man-db and groff-base to render the generated man pages.
 NQ_TEST_PACKAGES=(libgtest-dev libbenchmark-dev libopenmpi-dev openmpi-bin "${NQ_SCRIPT_PACKAGES[@]}"
-                  clang libclang-rt-14-dev lld clang-format python3 man-db groff-base
+                  clang libclang-rt-14-dev lld llvm clang-format python3 man-db groff-base
                   slurm-wlm munge)
 
 # One field of the JSON object on stdin, printed raw (a number as it is, a string unquoted,
