@@ -226,13 +226,14 @@ int signal_after_growth(const std::string& cmd, const std::string& path, std::ui
           static_cast<char*>(nullptr));
     _exit(127);
   }
-  throttle_until(
+  EXPECT_TRUE(throttle_until(
       pid,
       [&] {
         std::error_code ec;
         return std::filesystem::exists(path, ec) && std::filesystem::file_size(path, ec) > bytes;
       },
-      std::chrono::seconds(60));
+      std::chrono::seconds(60)))
+      << "the journal did not grow past " << bytes << " bytes in a minute";
   kill(pid, sig);
   int status = 0;
   waitpid(pid, &status, 0);

@@ -54,6 +54,37 @@ TEST(PassSpeeds, WholePassesGiveTheSpreadOfTheirSpeeds) {
   EXPECT_NEAR(s.mean_share, 1.0 / 3, 1e-12);
 }
 
+// With the machine's speed the core-seconds' interval is never narrower than the sample's
+// alone: Welch and Satterthwaite's degrees of freedom, which a small speed spread over many
+// blocks raises past the sampling's, are held to the sampling's. Five draws in one stratum (4
+// degrees of freedom), nine blocks (8), speeds apart by twice `spread`, from 0.4% to 160%.
+TEST(EstimateIntervals, TheMachinesSpeedNeverNarrowsTheInterval) {
+  std::vector<detail::Draw> draws(5);
+  for (std::size_t d = 0; d < draws.size(); ++d) {
+    draws[d].split = d;
+    draws[d].cost = 1;
+    draws[d].share = 0.2;
+    draws[d].seconds = {1.0 + static_cast<double>(d)};
+    draws[d].solutions = 1;
+  }
+  for (int step = 1; step <= 400; ++step) {
+    const double spread = 0.002 * step;
+    detail::Timings timings;
+    for (int b = 0; b < 9; ++b) {
+      const double speed = b == 0 ? 1.0 : 1.0 + (b % 2 == 1 ? spread : -spread);
+      auto& block = timings.blocks.emplace_back();
+      for (std::size_t d = 0; d < draws.size(); ++d)
+        block.emplace_back(d, speed * draws[d].seconds[0]);
+    }
+    timings.passes = 9;
+    EstimateResult out;
+    detail::estimate_intervals(draws, 1, timings, out);
+    EXPECT_GT(out.speed_spread, 0) << spread;
+    EXPECT_LE(out.core_seconds.low, out.sample_core_seconds.low) << spread;
+    EXPECT_GE(out.core_seconds.high, out.sample_core_seconds.high) << spread;
+  }
+}
+
 // Parts of the sample in turn: each part's speed is measured against the same draws' first
 // timings, so draws of very different lengths do not pass for a change of speed.
 TEST(PassSpeeds, PartsAreMeasuredAgainstTheirOwnDrawsFirstTimings) {

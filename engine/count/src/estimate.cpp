@@ -295,7 +295,12 @@ void estimate_intervals(const std::vector<Draw>& draws, std::size_t strata, cons
   if (const PassSpeeds speeds = pass_speeds(sums.weights, timings.blocks); speeds.passes >= 2) {
     out.speed_spread = speeds.spread;
     speed_var = sec.value * sec.value * speeds.spread * speeds.spread * (1 + speeds.mean_share);
-    sec_df = welch_df(sec.variance, sampling_df, speed_var, speeds.passes - 1, sampling_df);
+    // At most the sampling's own: Welch and Satterthwaite's exceed it where a small speed
+    // spread brings its blocks' degrees of freedom, and the interval with the machine's speed
+    // would then be narrower than the sample's alone (a smaller t over a barely larger variance).
+    sec_df =
+        std::min(welch_df(sec.variance, sampling_df, speed_var, speeds.passes - 1, sampling_df),
+                 sampling_df);
   }
   out.core_seconds = interval(sec.value, sec.variance + speed_var, sec_df);
   out.sample_core_seconds = interval(sec.value, sec.variance, sampling_df);
