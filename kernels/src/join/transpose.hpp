@@ -78,8 +78,6 @@ inline void add_lane_popcounts(Words<W>& sums, const Words<W>& v) {
   x += x >> 16;
   x += x >> 32;
   sums += x & 0x7f;
-#else
-  for (int i = 0; i < W; ++i) sums[i] += static_cast<std::uint64_t>(std::popcount(v[i]));
 #endif
 }
 
