@@ -43,15 +43,24 @@ nq_missing_packages() {
 }
 
 # Installs the missing Debian packages when root; otherwise prints the command and fails.
+# apt-get's and dpkg's own lines (hundreds on a fresh machine) go to a log, shown in part and
+# kept only when the install fails.
 nq_ensure_packages() {
-  local missing
+  local missing log
   missing=$(nq_missing_packages "$@")
   [ -z "$missing" ] && return 0
   if [ "$(id -u)" -eq 0 ]; then
     echo "nqcount: installing: $missing" >&2
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends $missing >&2 || {
-      echo "nqcount: error: apt-get install failed" >&2; return 1; }
+    log=$(mktemp "${TMPDIR:-/tmp}/nqcount-apt.XXXXXX")
+    if apt-get update -qq >"$log" 2>&1 &&
+      apt-get install -y -qq --no-install-recommends $missing >>"$log" 2>&1; then
+      rm -f "$log"
+    else
+      tail -n 30 "$log" >&2
+      echo "nqcount: error: apt-get install failed (its output: $log)" >&2
+      return 1
+    fi
   else
     echo "nqcount: error: missing packages; run: sudo apt-get install -y --no-install-recommends $missing" >&2
     return 1
