@@ -213,10 +213,10 @@ TEST(EstimateCli, PassesTimeTheSampleAgain) {
 // speed's spread has degrees of freedom (one pass over 64 draws at n = 28 took 97 s of a 60 s
 // window: 2 passes, an interval of +-72%). The window here, 0.6 s, holds several passes of two
 // draws even where a draw takes a tenth of a second (AddressSanitizer on a slow CPU). The window
-// is also at most a quarter of the count's estimated time a thread, and where that caps it, what
-// decides is how large the sample is beside the whole count, which falls as n grows: on a CPU
-// with the join's AVX-512 build a pass of n = 20 (n = 18 under AddressSanitizer) fitted in an
-// eighth of the window, all 64 draws a pass; n = 21 (20) took 12 (8) a pass there.
+// is also at most half the count's estimated wall time, and where that caps it, what decides is
+// how large the sample is beside the whole count, which falls as n grows: on a CPU with the
+// join's AVX-512 build a pass of n = 20 (n = 18 under AddressSanitizer) fitted in an eighth of
+// the window, all 64 draws a pass; n = 21 (20) took 12 (8) a pass there.
 TEST(EstimateCli, LongPassesTimeTheSampleInParts) {
   const std::string args = "estimate --n " + std::to_string(nq::test_support::sized(21, 20)) +
                            " --samples 64 --threads 2 --spread 0.6";
