@@ -6,8 +6,6 @@
 #include <oneapi/tbb/task_arena.h>
 #include <time.h>
 
-#include <optional>
-
 namespace nq {
 
 // The most threads a count or a solve accepts: far above any machine we know, and low enough
@@ -23,22 +21,16 @@ inline int resolve_threads(int requested) {
 }
 
 // The most threads a call of the engine may run for `requested` (resolve_threads): as many, within
-// what the host allows TBB now (tbb::global_control, read and never set); past the hardware, as
-// many as asked (raise_cap_for).
+// what the host allows TBB now (tbb::global_control's max_allowed_parallelism, read and never
+// set). TBB's default cap is the hardware's threads; a program that wants more raises it for
+// itself (nqcount and nqcount-mpi do, cli/commands/commands.hpp).
 int allowed_threads(int requested);
-
-// Past the hardware, TBB's process-wide cap raised to `threads` while the returned object lives:
-// TBB would otherwise give an arena of that many slots fewer workers. Else nothing: a call of the
-// engine never lowers the cap, nor raises it within the hardware.
-std::optional<tbb::global_control> raise_cap_for(int threads);
 
 // The threads of one call of the engine (a count, a plan, a solve): a task_arena of
 // allowed_threads(requested) slots, one of them kept for the calling thread, which enters it
 // (execute) and takes part, so that the call's work always ends, whatever else holds TBB's
 // threads (a count inside the host's own parallel_for) and whatever the host caps TBB at. The
-// arena bounds the call's concurrency; nothing else of the host's TBB changes, except that more
-// threads than the hardware raise TBB's process-wide cap (global_control) while the arena lives:
-// TBB would otherwise give it fewer workers than asked.
+// arena bounds the call's concurrency; nothing of the host's TBB changes.
 class CallArena {
  public:
   explicit CallArena(int requested, int reserved_for_caller = 1);
@@ -52,7 +44,6 @@ class CallArena {
   }
 
  private:
-  std::optional<tbb::global_control> raised_;
   int threads_;
   tbb::task_arena arena_;
 };

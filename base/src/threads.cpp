@@ -11,23 +11,15 @@ int hardware_threads() {
   return tbb::info::default_concurrency();
 }
 
-std::optional<tbb::global_control> raise_cap_for(int threads) {
-  if (threads <= hardware_threads()) return std::nullopt;
-  return std::make_optional<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
-                                                 static_cast<std::size_t>(threads));
-}
-
 int allowed_threads(int requested) {
   const int threads = resolve_threads(requested);
-  if (threads > hardware_threads()) return threads;
   const auto allowed =
       tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
   return static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads), allowed));
 }
 
 CallArena::CallArena(int requested, int reserved_for_caller)
-    : raised_(raise_cap_for(resolve_threads(requested))),
-      threads_(std::max(1, allowed_threads(requested))),
+    : threads_(std::max(1, allowed_threads(requested))),
       arena_(threads_, std::min(reserved_for_caller, threads_)) {}
 
 }  // namespace nq

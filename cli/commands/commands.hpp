@@ -3,6 +3,8 @@
 // process exit status.
 #pragma once
 
+#include <oneapi/tbb/global_control.h>
+
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "base/huge_pages.hpp"
+#include "base/threads.hpp"
 #include "cli/options.hpp"
 #include "engine/solve/solve.hpp"
 
@@ -23,6 +26,15 @@ struct Command {
 };
 // Every command, in the order --help lists them.
 const std::vector<Command>& commands();
+
+// What a program (nqcount, nqcount-mpi) lets oneTBB run for its whole life, held by its main:
+// up to kMaxThreads threads, so that a --threads above the hardware's gets that many (TBB's
+// default cap is the hardware's threads). The engine keeps within its host's cap and never
+// changes it; the program owns its process and sets it.
+inline tbb::global_control program_thread_cap() {
+  return tbb::global_control(tbb::global_control::max_allowed_parallelism,
+                             static_cast<std::size_t>(kMaxThreads));
+}
 
 // What the programs say of themselves: the first line of their --help and the man pages' NAME
 // (cli/docgen.cpp).

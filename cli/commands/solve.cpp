@@ -5,7 +5,6 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <tbb/global_control.h>
 #include <tbb/parallel_pipeline.h>
 #include <tbb/task_arena.h>
 #include <unistd.h>
@@ -230,9 +229,6 @@ int write_large_solution(int fd, const std::string& format, const SolveResult& r
   const SolutionText text = solution_text(format, r);
   LargeWriter out(fd);
   bool ok = out.append(text.head.data(), text.head.size());
-  // Without the cap TBB would run at most the hardware's threads (and say so on stderr).
-  tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
-                          static_cast<std::size_t>(resolve_threads(threads)));
   tbb::task_arena arena(resolve_threads(threads));
   const auto tokens = static_cast<std::size_t>(2 * arena.max_concurrency() + 2);
   const std::size_t capacity = kColumnsPerChunk * text.max_column_chars;

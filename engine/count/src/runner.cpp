@@ -539,8 +539,8 @@ std::future<Expected<Topology>> start_reading_topology(const CountConfig& config
 namespace {
 
 // The arenas of a run by the NUMA plan, once the machine is read (false: cancelled meanwhile):
-// as many threads as the host lets this count have (base/threads.hpp; TBB's cap raised past the
-// hardware for the count's life where more are asked, never lowered).
+// as many threads as the host lets this count have (base/threads.hpp: within the host's cap on
+// TBB's threads, which a count never changes).
 bool plan_the_arenas(std::future<Expected<Topology>>& machine, Monitor* monitor,
                      const CountConfig& config, CountResult& result, NumaPlan& numa) {
   Topology topology;
@@ -676,7 +676,6 @@ Partial run_on_arenas(const Plan& plan, const Kernel* kernel, const CountConfig&
                       const RunContext& context, std::future<Expected<Topology>>& machine,
                       std::chrono::steady_clock::time_point start, CountResult& result,
                       Monitor* monitor, CrossCheck& check) {
-  const auto raised = raise_cap_for(resolve_threads(result.threads));
   NumaPlan numa;
   if (!plan_the_arenas(machine, monitor, config, result, numa)) return {};  // cancelled
   const std::vector<int> allowed = allowed_cpus();
