@@ -21,6 +21,7 @@
 
 namespace {
 
+using nq::test::kRefusedStart;
 using nq::test::nqcount;
 using nq::test::Outcome;
 using nq::test::shell;
@@ -258,7 +259,8 @@ std::vector<std::string> cases_taken(const Opt& o, std::size_t rank, std::size_t
 
 void expect_refused(const std::string& args) {
   const std::string dir = temp_dir("bad_input_dir");
-  const Outcome r = shell("cd " + dir + " && exec " + std::string(NQCOUNT_BIN) + " " + args);
+  const Outcome r =
+      shell("cd " + dir + " && " + kRefusedStart + "exec " + std::string(NQCOUNT_BIN) + " " + args);
   EXPECT_EQ(r.status, 2) << args << ": " << r.err;
   EXPECT_EQ(r.err.rfind("nqcount: error: ", 0), 0u) << args << ": " << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
