@@ -5,11 +5,13 @@
 #      and its dependent merge-and-audit job), and sends SIGTERM to one running shard's batch
 #      script (scancel --batch --signal=TERM, as a preemption does): it must save its journal,
 #      requeue itself and finish on its second run, resumed;
-#   2. beside it, a one-shard campaign of n = 18 on the scalar kernel (a minute or two of one
-#      CPU on any CPU of the kind: the backtracking kernels' speed varies far less between CPUs
-#      than the join's) with a one-minute time limit, whose --signal warning stops it (SIGTERM,
-#      journal saved, scontrol requeue); once requeued, its time limit is raised, and it must
-#      finish from its journal;
+#   2. beside it, a one-shard campaign of n = 17 on the scalar kernel with a one-minute time
+#      limit, whose --signal warning stops it (SIGTERM, journal saved, scontrol requeue); once
+#      requeued, its time limit is raised, and it must finish from its journal. Its first run is
+#      held to a tenth of a CPU (throttle, below) until the warning stops it, so that it is
+#      still counting when the warning comes, up to half a minute late, on any CPU, while the
+#      count costs seconds of CPU, not the minute or more that a board large enough to outlast
+#      the warning at full speed took from the stages that run beside this test;
 #   3. checks the merge's total and unique against engine/count/queens.csv and that the audit
 #      passed;
 # then stops the daemons and removes the folder, leaving nothing running. Exit 0 when all
@@ -115,9 +117,32 @@ done
 
 cd "$tmp/run" || fail "no run folder"
 export NQ_BIN=$nqcount NQ_DIR=$tmp/run
-# 2. The time-limited shard first, so that it holds a CPU from the start.
-limited=$(NQ_N=18 NQ_SHARDS=1 NQ_EXTRA="--kernel scalar" sbatch --parsable --array=0 --cpus-per-task=1 --time=1 \
+# throttle PATTERN: holds the process whose command line has PATTERN stopped for 90 ms of every
+# 100 (SIGSTOP, SIGCONT), the one running now or the next to start, until this function gets
+# SIGTERM; it leaves the process running. Its waits are reads that time out, not sleeps.
+throttle() {
+  local pid="" never
+  mkfifo "$tmp/never" && exec {never}<> "$tmp/never"
+  trap '[ -n "$pid" ] && kill -CONT "$pid" 2>/dev/null; exit 0' TERM
+  while :; do
+    if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then
+      pid=$(pgrep -f -- "$1" | head -n 1)
+      [ -n "$pid" ] || { read -r -t 0.1 -u "$never"; continue; }
+    fi
+    kill -STOP "$pid" 2>/dev/null
+    read -r -t 0.09 -u "$never"
+    kill -CONT "$pid" 2>/dev/null
+    read -r -t 0.01 -u "$never"
+  done
+}
+
+# 2. The time-limited shard first, so that it holds a CPU of the node from the start, throttled
+#    until it is requeued.
+limited=$(NQ_N=17 NQ_SHARDS=1 NQ_EXTRA="--kernel scalar" sbatch --parsable --array=0 --cpus-per-task=1 --time=1 \
   --signal=B:TERM@55 "$script") || fail "sbatch of the time-limited shard"
+throttle "nqcount-n17-of1-0.ckpt" &
+throttler=$!
+pids+=("$throttler")
 # 1. The campaign: 8 shards of n = 17 (the scalar kernel, so that a shard runs for seconds), and
 #    the merge and audit after them.
 submitted=$(NQ_N=17 NQ_SHARDS=8 NQ_EXTRA="--kernel scalar" \
@@ -154,6 +179,8 @@ while [ "$SECONDS" -lt "$deadline" ]; do
     if [[ $state == "PENDING BeginTime" ]]; then
       if [ "$job" = "${limited}_0" ]; then
         requeued_limited=1
+        kill -TERM "$throttler" 2>/dev/null
+        wait "$throttler" 2>/dev/null
         scontrol update JobId="$job" StartTime=now TimeLimit=10 || fail "scontrol update $job"
       else
         requeued_victim=1
@@ -173,7 +200,7 @@ for out in "$tmp/run/nqcount-shard-${array}_$victim.out" "$tmp/run/nqcount-shard
   grep -q "stopped: progress is in" "$out" || fail "$out: no stop"
   grep -q "done," "$out" || fail "$out: not done after the requeue"
 done
-for json in "$stem-$victim.json" "$tmp/run/nqcount-n18-of1-0.json"; do
+for json in "$stem-$victim.json" "$tmp/run/nqcount-n17-of1-0.json"; do
   resumed=$(jq -r .subproblems_resumed "$json")
   [ "${resumed:-0}" -gt 0 ] || fail "$json: nothing resumed from the journal"
 done
