@@ -288,9 +288,11 @@ TEST(Mpi, BadInputAndForeignJournalsExitTwo) {
 // Starts an n-count (the scalar kernel by default, one thread a rank) on `ranks` ranks in the
 // background, all on one CPU (taskset), so that on any machine it is still counting when the
 // signal comes; half a second after its journal holds a record, sends `sig` to the ranks
-// (mpirun's children) named by `which`: "all" (as Slurm signals every task) or "worker" (the
-// last rank). Returns mpirun's status and stderr; each rank's own exit status is in the file
-// rank.R of `statuses` where that folder is given.
+// (mpirun's children) named by `which`: "all" (as Slurm signals every task) or "worker" (a rank
+// other than 0, known by OMPI_COMM_WORLD_RANK in its environment: the ranks' process ids come
+// in the order their shells started them, which need not be the ranks'). Returns mpirun's
+// status and stderr; each rank's own exit status is in the file rank.R of `statuses` where that
+// folder is given.
 Outcome interrupted_run(const std::string& journal, const char* sig, const char* which, int n,
                         const std::string& kernel = "scalar", int ranks = 3,
                         const std::string& extra = "", const std::string& statuses = "") {
@@ -303,7 +305,13 @@ Outcome interrupted_run(const std::string& journal, const char* sig, const char*
           (statuses.empty() ? "" : "echo $s > " + statuses + "/rank.$OMPI_COMM_WORLD_RANK\n") +
           "exit $s\n");
   const std::string kill =
-      std::string("kill -") + sig + (std::string(which) == "all" ? " $p; " : " ${p##* }; ");
+      std::string(which) == "all"
+          ? std::string("kill -") + sig + " $p; "
+          : std::string(
+                "v=; for q in $p; do r=$(tr \"\\0\" \"\\n\" < /proc/$q/environ | "
+                "sed -n s/^OMPI_COMM_WORLD_RANK=//p); [ \"$r\" = 0 ] || v=$q; done; "
+                "kill -") +
+                sig + " $v; ";
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
   int cpu = 0;
