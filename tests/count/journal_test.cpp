@@ -3,6 +3,7 @@
 #include "engine/count/journal.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -250,6 +251,67 @@ TEST(Journal, RecordNamingAnUnplannedSubproblemIsRefused) {
   const std::string before = read_bytes(path);
   EXPECT_FALSE(reopen(path, kRun).ok());
   EXPECT_EQ(read_bytes(path), before);
+}
+
+// A subproblem recorded again (a batch counted again after a resume) with its count is read
+// back once; recorded again with another count, the journal is refused and left untouched,
+// whether the other count comes second, or third after a second record that agrees.
+TEST(Journal, ASubproblemRecordedTwiceIsKeptOnceOrRefusedIfItsCountsDiffer) {
+  const auto journal_of = [](const std::string& path, const std::vector<FinishedSubproblem>& rs) {
+    FileJournal j(path, 10ms);
+    ASSERT_TRUE(j.begin(kRun).ok());
+    j.record(std::span(rs));
+    ASSERT_TRUE(j.close().ok());
+  };
+  FinishedSubproblem other = made_up(3);
+  other.tally.solutions += 1;
+  const std::string same = temp_path("twice-same");
+  journal_of(same, {made_up(0), made_up(3), made_up(5), made_up(3), made_up(0)});
+  const auto done = reopen(same, kRun);
+  ASSERT_TRUE(done.ok()) << done.error().message;
+  ASSERT_EQ(done->size(), 3u);
+  EXPECT_EQ((*done)[0].index, 0u);
+  EXPECT_EQ((*done)[1].index, 3u);
+  EXPECT_EQ((*done)[2].index, 5u);
+  const std::vector<std::vector<FinishedSubproblem>> refused = {{made_up(3), made_up(5), other},
+                                                                {made_up(3), made_up(3), other},
+                                                                {made_up(3), other, other},
+                                                                {other, made_up(3), made_up(3)}};
+  for (std::size_t c = 0; c < refused.size(); ++c) {
+    const std::string path = temp_path("twice-other");
+    std::filesystem::remove(path);
+    journal_of(path, refused[c]);
+    const std::string before = read_bytes(path);
+    const auto r = reopen(path, kRun);
+    ASSERT_FALSE(r.ok()) << c;
+    EXPECT_NE(r.error().message.find("subproblem 3 is recorded twice with different counts"),
+              std::string::npos)
+        << r.error().message;
+    EXPECT_EQ(read_bytes(path), before) << c;
+  }
+}
+
+// Reading a journal back takes a bit a planned subproblem, not a count: a journal of one record
+// of a plan of 2^28 subproblems is made and resumed in well under the 2 GiB that a count each
+// would take.
+TEST(Journal, ResumingAVastPlansJournalTakesABitASubproblem) {
+  const RunIdentity vast{25, 3, 0, std::uint64_t{1} << 28, "rowsplit-rank"};
+  const std::string path = temp_path("vast");
+  rusage before{};
+  getrusage(RUSAGE_SELF, &before);
+  {  // begin() reads the new file back too
+    FileJournal j(path, 10ms);
+    ASSERT_TRUE(j.begin(vast).ok());
+    const FinishedSubproblem f = made_up(vast.subproblems - 1);
+    j.record(std::span(&f, 1));
+    ASSERT_TRUE(j.close().ok());
+  }
+  const auto done = reopen(path, vast);
+  ASSERT_TRUE(done.ok()) << done.error().message;
+  EXPECT_EQ(done->size(), 1u);
+  rusage after{};
+  getrusage(RUSAGE_SELF, &after);
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 256 * 1024) << "KiB";  // the bits: 32 MiB
 }
 
 TEST(Journal, TornFinalRecordIsDroppedWithAWarning) {

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <unordered_map>
 
 #include "base/file_io.hpp"
 #include "base/prefault.hpp"
@@ -321,18 +322,31 @@ Expected<JournalRecords> read_records(const std::vector<unsigned char>& bytes,
   if (!raw) return raw.error();
   JournalRecords out;
   out.valid_end = raw->valid_end;
-  std::vector<std::uint64_t> seen_solutions(header.run.subproblems, ~std::uint64_t{0});
+  // A bit a planned subproblem (a cluster's finest cut plans tens of millions: a count each
+  // took hundreds of MB to resume a journal of one record). A subproblem met again (a batch
+  // counted again after a resume: rare) keeps its first record; the counts of its later ones
+  // are checked against it in a second pass over what was kept.
+  auto twice = [](std::uint64_t index) {
+    return Error{"is corrupt: subproblem " + std::to_string(index) +
+                 " is recorded twice with different counts"};
+  };
+  std::vector<std::uint64_t> seen((header.run.subproblems + 63) / 64);
+  std::unordered_map<std::uint64_t, std::uint64_t> again;  // subproblem -> a later record's count
   for (const FinishedSubproblem& f : raw->records) {
-    std::uint64_t& seen = seen_solutions[f.index];
-    if (seen != ~std::uint64_t{0}) {
-      if (seen != f.tally.solutions)
-        return Error{"is corrupt: subproblem " + std::to_string(f.index) +
-                     " is recorded twice with different counts"};
+    std::uint64_t& word = seen[f.index / 64];
+    const std::uint64_t bit = std::uint64_t{1} << (f.index % 64);
+    if (word & bit) {
+      const auto [it, first] = again.try_emplace(f.index, f.tally.solutions);
+      if (!first && it->second != f.tally.solutions) return twice(f.index);
       continue;
     }
-    seen = f.tally.solutions;
+    word |= bit;
     out.done.push_back(f);
   }
+  if (!again.empty())
+    for (const FinishedSubproblem& f : out.done)
+      if (const auto it = again.find(f.index); it != again.end() && it->second != f.tally.solutions)
+        return twice(f.index);
   return out;
 }
 
