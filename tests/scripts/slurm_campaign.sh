@@ -50,7 +50,13 @@ fail() {
 tmp=$(mktemp -d)
 export SLURM_CONF=$tmp/slurm.conf
 pids=()
+throttler=""
 cleanup() {
+  # (the throttler is this script's child until waited for, so its id is still its own)
+  if [ -n "$throttler" ]; then
+    kill -TERM "$throttler" 2>/dev/null
+    wait "$throttler" 2>/dev/null
+  fi
   scancel --quiet --user=root 2>/dev/null
   for f in "$tmp"/slurmd.pid "$tmp"/slurmctld.pid "$tmp"/munge/munged.pid; do
     [ -s "$f" ] && pids+=("$(cat "$f")")
@@ -142,7 +148,6 @@ limited=$(NQ_N=17 NQ_SHARDS=1 NQ_EXTRA="--kernel scalar" sbatch --parsable --arr
   --signal=B:TERM@55 "$script") || fail "sbatch of the time-limited shard"
 throttle "nqcount-n17-of1-0.ckpt" &
 throttler=$!
-pids+=("$throttler")
 # 1. The campaign: 8 shards of n = 17 (the scalar kernel, so that a shard runs for seconds), and
 #    the merge and audit after them.
 submitted=$(NQ_N=17 NQ_SHARDS=8 NQ_EXTRA="--kernel scalar" \
@@ -181,6 +186,7 @@ while [ "$SECONDS" -lt "$deadline" ]; do
         requeued_limited=1
         kill -TERM "$throttler" 2>/dev/null
         wait "$throttler" 2>/dev/null
+        throttler=""
         scontrol update JobId="$job" StartTime=now TimeLimit=10 || fail "scontrol update $job"
       else
         requeued_victim=1
