@@ -2,7 +2,6 @@
 // the engine runs on (CallArena); and a thread's CPU time.
 #pragma once
 
-#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
 #include <time.h>
 

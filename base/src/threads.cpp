@@ -1,5 +1,6 @@
 #include "base/threads.hpp"
 
+#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/info.h>
 
 #include <algorithm>
