@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   static char stdout_buffer[std::size_t{1} << 20];
   if (!::isatty(STDOUT_FILENO)) std::setvbuf(stdout, stdout_buffer, _IOFBF, sizeof stdout_buffer);
   nq::cli::end_on_uncaught_exceptions();
-  const nq::cli::ProgramThreads threads;
+  const auto thread_cap = nq::cli::program_thread_cap();
   try {
     nq::cli::Args args;
     const nq::cli::CommandLine line = nq::cli::read_command_line(argc, argv, kVersion, args);

@@ -164,7 +164,7 @@ int main(int argc, char** argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   nq::cli::end_on_uncaught_exceptions();  // one rank's line; mpirun ends the others
-  const nq::cli::ProgramThreads threads;
+  const auto thread_cap = nq::cli::program_thread_cap();
   int status = 2;
   try {
     status = nq::cli::run(argc, argv);

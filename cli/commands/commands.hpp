@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,25 +27,14 @@ struct Command {
 // Every command, in the order --help lists them.
 const std::vector<Command>& commands();
 
-// oneTBB's threads as a program (nqcount, nqcount-mpi) holds them for its whole life, in its
-// main. It lets them run up to kMaxThreads threads, so that a --threads above the hardware's
-// gets that many (TBB's default cap is the hardware's threads): the engine keeps within its
-// host's cap and never changes it; the program owns its process and sets it. And it joins
-// TBB's worker threads before main returns (finalize): left to oneTBB's own teardown at exit,
-// a worker still shutting down now and then made the process crash in pthread_detach after
-// its work was done (nqcount-mpi's rank 0, exit 139).
-class ProgramThreads {
- public:
-  ProgramThreads() = default;
-  ProgramThreads(const ProgramThreads&) = delete;
-  ProgramThreads& operator=(const ProgramThreads&) = delete;
-  ~ProgramThreads() { (void)tbb::finalize(workers_, std::nothrow); }
-
- private:
-  tbb::global_control cap_{tbb::global_control::max_allowed_parallelism,
-                           static_cast<std::size_t>(kMaxThreads)};
-  tbb::task_scheduler_handle workers_{tbb::attach{}};
-};
+// What a program (nqcount, nqcount-mpi) lets oneTBB run for its whole life, held by its main:
+// up to kMaxThreads threads, so that a --threads above the hardware's gets that many (TBB's
+// default cap is the hardware's threads). The engine keeps within its host's cap and never
+// changes it; the program owns its process and sets it.
+inline tbb::global_control program_thread_cap() {
+  return tbb::global_control(tbb::global_control::max_allowed_parallelism,
+                             static_cast<std::size_t>(kMaxThreads));
+}
 
 // What the programs say of themselves: the first line of their --help and the man pages' NAME
 // (cli/docgen.cpp).
