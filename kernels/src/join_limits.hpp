@@ -36,14 +36,20 @@ inline constexpr std::size_t kJoinTopBatch = std::size_t{1} << 15;
 // halves' two copies (24 each) and keys (4); and 3 MiB for the bucket starts of the bottom
 // parts, their sub-parts and the batches (2^16 + 1 of 4 bytes each, four a half), the slice
 // tables and the sieve's group arrays for 2^12 groups. The sieve cuts more diagonals only with
-// 64 members a group or more (join/count_disjoint.hpp): up to chunk / 64 groups, at most 2^16
-// (kMaxCuts), each with 152 bytes: its starts (three arrays) and layout key (16), visit (40),
-// histograms and cursors (32) and lanes (64).
+// kJoinGroupMembers members a group or more (below): up to chunk / kJoinGroupMembers groups, at
+// most 2^kJoinMaxCuts, each with 152 bytes: its starts (three arrays) and layout key (16), visit
+// (40), histograms and cursors (32) and lanes (64).
+//   The sieve (join/count_disjoint.hpp) cuts at most kJoinMaxCuts diagonals, and one more per
+// doubling of the sliced side past 64 members a group; in a call of 1e12 pairs or more (the chunk
+// pairs of n = 25..28) past kJoinGroupMembers. The visits those cuts save there cost more in
+// gathers and group arrays beyond 17 cuts, or below 16 members a group (perf/results/log.md).
+inline constexpr int kJoinMaxCuts = 17;
+inline constexpr std::size_t kJoinGroupMembers = 16;
 constexpr std::size_t join_scratch_bytes(std::size_t leaves, std::size_t parts) {
   const std::size_t chunk = leaves < kJoinChunk ? leaves : kJoinChunk;
   const std::size_t general = leaves < kJoinMaxLeaves ? leaves : kJoinMaxLeaves;
-  const std::size_t groups =
-      chunk / 64 < (std::size_t{1} << 16) ? chunk / 64 : std::size_t{1} << 16;
+  const std::size_t most = std::size_t{1} << kJoinMaxCuts;
+  const std::size_t groups = chunk / kJoinGroupMembers < most ? chunk / kJoinGroupMembers : most;
   return chunk * (2 * 8 + 8 + 18) + general * 2 * (16 + 4) + parts * 2 * (20 + 14) +
          kJoinTopBatch * 2 * (24 + 24 + 4) + (std::size_t{3} << 20) +
          (groups > (std::size_t{1} << 12) ? (groups - (std::size_t{1} << 12)) * 152 : 0);

@@ -26,6 +26,8 @@ using detail::join_scratch_sizes;
 using detail::join_west_columns;
 using detail::JoinScratchSizes;
 using detail::kJoinChunk;
+using detail::kJoinGroupMembers;
+using detail::kJoinMaxCuts;
 using detail::kJoinMaxLeaves;
 using detail::kJoinMaxParts;
 using detail::kJoinTopBatch;

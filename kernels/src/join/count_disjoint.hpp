@@ -50,15 +50,19 @@ namespace nq::NQ_KERNEL_NAMESPACE::join_detail {
 // as na nb, so both sizes choose: from 512 sliced members and 1e7 pairs, one cut per doubling of
 // the sliced side past 64 members a group; at most 8, or 12 where the sides share 38 diagonals
 // or more (or 36 in a call of 1e10 pairs or more, as n = 21's largest), or kMaxCuts from 1e12
-// pairs (the chunk pairs of n = 25..28, kJoinChunk; no call below n = 23 has that many). Each
-// bound was timed against its neighbours (nq_bench_join, nq_join_chunks; perf/results/log.md).
+// pairs (the chunk pairs of n = 25..28, kJoinChunk; no call below n = 23 has that many), there
+// one cut per doubling past kJoinGroupMembers (16) members a group: more groups than blocks,
+// which the settled low bits sort out. Each bound was timed against its neighbours
+// (nq_bench_join, nq_join_chunks; perf/results/log.md).
 [[gnu::always_inline]] inline int sieve_cut_count(std::size_t na, double pairs, int useful) {
   int c = 0;
   if (na >= 512 && pairs >= 1e7) {
-    const int most = pairs >= 1e12                                     ? kMaxCuts
+    const bool chunk_pair = pairs >= 1e12;
+    const int most = chunk_pair                                        ? kMaxCuts
                      : useful >= 38 || (useful >= 36 && pairs >= 1e10) ? 12
                                                                        : 8;
-    while (c < most && (na >> (c + 1)) >= 64) ++c;
+    const std::size_t members = chunk_pair ? kJoinGroupMembers : 64;
+    while (c < most && (na >> (c + 1)) >= members) ++c;
   }
   return std::min(c, useful - 1);
 }

@@ -56,10 +56,11 @@ struct Scratch {
     reserve(sieve.slices, 2 * kMaxN * 8 + (chunks_of(2 * kMaxN) + 1) * kTableBytes / 8 + 8);
     reserve(sieve.offsets, size.leaves * chunks_of(2 * (n - 1)) + kOffsetsSlack);
     reserve(sieve.a, size.leaves);
-    // The group arrays for the cuts this n's halves can take (at least 64 members a group,
-    // count_disjoint.hpp): 2^12 groups up to n = 22, 2^16 (kMaxCuts) where a chunk is full.
-    const int cuts =
-        std::clamp(static_cast<int>(std::bit_width(size.leaves / 64)) - 1, 12, kMaxCuts);
+    // The group arrays for the cuts this n's halves can take (at least kJoinGroupMembers members
+    // a group, count_disjoint.hpp): 2^12 groups up to n = 20, 2^17 (kMaxCuts) where a chunk is
+    // full.
+    const int cuts = std::clamp(
+        static_cast<int>(std::bit_width(size.leaves / kJoinGroupMembers)) - 1, 12, kMaxCuts);
     reserve(sieve.lanes, std::size_t{8} << cuts);
     reserve(sieve.part_start, (std::size_t{1} << cuts) + 1);
     reserve(sieve.a_start, (std::size_t{1} << cuts) + 1);

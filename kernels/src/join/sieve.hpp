@@ -52,8 +52,9 @@ inline std::uint64_t lane_word(std::size_t from, std::size_t to, std::size_t w) 
 }
 
 // The most diagonals the sieve (count_disjoint.hpp) cuts (2^kMaxCuts groups a side): 12 up to
-// n = 22; 16 for the chunk pairs of n = 25..28 (kJoinChunk, join_limits.hpp).
-inline constexpr int kMaxCuts = 16;
+// n = 22; 17 for the chunk pairs of n = 25..28 (kJoinChunk, join_limits.hpp). The group arrays
+// of the scratch and of the memory estimate follow it (kJoinMaxCuts, join_limits.hpp).
+inline constexpr int kMaxCuts = kJoinMaxCuts;
 
 // Counting-sorts patterns by their bits under `cut` (2^c groups): place(x, at) stores the
 // pattern's bits under `keep` (x, packed to the bottom) at position `at` of the sorted order.
@@ -66,7 +67,7 @@ template <class Place>
 void sieve_sort(const std::uint64_t* p, std::size_t n, std::uint64_t cut, std::uint64_t keep, int c,
                 std::vector<std::uint32_t>& start, std::vector<std::uint32_t>& counts, Place place,
                 const std::uint32_t* order = nullptr) {
-  static_assert(kMaxCuts <= 16);
+  static_assert(kMaxCuts <= 20);  // 8 x 2^c counters: 32 MiB at 20
   const std::uint32_t groups = 1u << c;
   // Four histograms, then four cursors, of `groups` entries each (in the scratch: 2^12 groups
   // would take 128 KB of stack). Only the histograms start at zero; the cursors are set below.

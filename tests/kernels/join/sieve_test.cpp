@@ -44,9 +44,9 @@ TEST(JoinPairs, CutsAreChosenOnThePairsLeft) {
 // members that take 12 cuts (64 a group). The fourth sizes are lopsided, as the halves of odd n
 // are: 16 times more visiting members than sliced ones, where the sieve settles the most low
 // key bits (three more than balanced sides). The last case is a chunk pair of n = 25..28
-// (kJoinChunk, kernels.hpp): 1.8e13 pairs and 2^22 sliced members, where the sieve cuts 16
-// diagonals (2^16 groups); its members have each bit at five eighths, so that the pairs left
-// after the cuts stay few enough for a second or two.
+// (kJoinChunk, kernels.hpp): 1.8e13 pairs and 2^22 sliced members, where the sieve cuts 17
+// diagonals (2^17 groups of 32 members on average, kJoinMaxCuts); its members have each bit at
+// five eighths, so that the pairs left after the cuts stay few enough for a second or two.
 TEST(SlowJoinPairs, DeepSievesMatchSubsetSums) {
   constexpr int kBits = 22;
   constexpr std::uint64_t kFull = (std::uint64_t{1} << kBits) - 1;
