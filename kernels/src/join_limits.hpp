@@ -23,13 +23,22 @@ inline constexpr std::size_t kJoinMaxLeaves = std::size_t{1} << 20;
 // less often. From n = 25, where a half is several chunks, that is about half the pair work and
 // time (perf/results/log.md); below, halves are smaller than either chunk size.
 inline constexpr std::size_t kJoinChunk = std::size_t{1} << 23;
+// Where the whole east half fits in one chunk, the west half comes in chunks kJoinWestChunks times
+// larger (at n = 26 and 27 most subproblems are one east chunk against several west ones): the
+// sieve's work on the sliced side (its sort, the settled low bits' gathers, each block's tables)
+// is then done once for twice as many visiting placements. At n = 26 and 27 that took about a
+// sixth off the draws' time, for a scratch bound about half again as large; at n = 28, where both
+// halves take many chunks, the same doubling gained nothing and is not made (perf/results/log.md).
+inline constexpr std::size_t kJoinWestChunks = 2;
 inline constexpr std::size_t kJoinMaxParts = std::size_t{1} << 18;
 // A half's top placements are joined with their bottom parts in batches of at most this many.
 inline constexpr std::size_t kJoinTopBatch = std::size_t{1} << 15;
 // The join's scratch for one thread, in bytes, for halves of up to `leaves` placements and bottom
-// parts of up to `parts`: per placement of a chunk (at most kJoinChunk), both halves' chunks (8
-// bytes each), the sieve's copy of the sliced side (8) and the visiting side's chunk offsets (at
-// most 9 chunks of 2 bytes: 18); per placement of the general path (at most kJoinMaxLeaves), its
+// parts of up to `parts`: per placement of an east chunk (at most kJoinChunk), the chunk (8
+// bytes) and the sieve's copy of the sliced side (8: never larger than the east chunk, or the
+// west one where that is smaller); per placement of a west chunk (at most kJoinWestChunks
+// kJoinChunk), the chunk (8) and the visiting side's chunk offsets (at most 9 chunks of 2 bytes:
+// 18); per placement of the general path (at most kJoinMaxLeaves), its
 // leaves (16) and bucket starts (4) for both halves; per part, both halves' bottom parts (16 a
 // placement, for up to 1.25 per part: 20) and the sub-parts they are made from (at most a quarter
 // as many: their placements, 32, and bucketed copies, 24: 14); per top placement of a batch, both
@@ -47,14 +56,17 @@ inline constexpr int kJoinMaxCuts = 17;
 inline constexpr std::size_t kJoinGroupMembers = 16;
 constexpr std::size_t join_scratch_bytes(std::size_t leaves, std::size_t parts) {
   const std::size_t chunk = leaves < kJoinChunk ? leaves : kJoinChunk;
+  const std::size_t most_west = kJoinWestChunks * kJoinChunk;
+  const std::size_t west = leaves < most_west ? leaves : most_west;
   const std::size_t general = leaves < kJoinMaxLeaves ? leaves : kJoinMaxLeaves;
   const std::size_t most = std::size_t{1} << kJoinMaxCuts;
   const std::size_t groups = chunk / kJoinGroupMembers < most ? chunk / kJoinGroupMembers : most;
-  return chunk * (2 * 8 + 8 + 18) + general * 2 * (16 + 4) + parts * 2 * (20 + 14) +
+  return chunk * (8 + 8) + west * (8 + 18) + general * 2 * (16 + 4) + parts * 2 * (20 + 14) +
          kJoinTopBatch * 2 * (24 + 24 + 4) + (std::size_t{3} << 20) +
          (groups > (std::size_t{1} << 12) ? (groups - (std::size_t{1} << 12)) * 152 : 0);
 }
-inline constexpr std::size_t kJoinScratchBytes = join_scratch_bytes(kJoinChunk, kJoinMaxParts);
+inline constexpr std::size_t kJoinScratchBytes =
+    join_scratch_bytes(kJoinWestChunks * kJoinChunk, kJoinMaxParts);
 // The largest half-board (placements) and the largest bottom part of one (join/settled_half.hpp)
 // over a row-split plan of n = 16..20, kLeaves and kParts below (maxima over every subproblem,
 // `nqcount --n N --threads 1`; at odd n the east half, which holds the middle column, is the
@@ -73,7 +85,8 @@ inline JoinScratchSizes join_scratch_sizes(int n, double margin = 1.0) {
     return static_cast<std::size_t>(
         std::min(static_cast<double>(cap), std::ceil(measured * scale)));
   };
-  return {sized(kLeaves[at - 16], kJoinChunk), sized(kParts[at - 16], kJoinMaxParts)};
+  return {sized(kLeaves[at - 16], kJoinWestChunks * kJoinChunk),
+          sized(kParts[at - 16], kJoinMaxParts)};
 }
 // The join's cut of a subproblem into halves: its lowest rows/2 free columns are the west half,
 // the other free columns the east one. The cost estimate (engine/count/src/cost.cpp) follows the

@@ -31,6 +31,7 @@ using detail::kJoinMaxCuts;
 using detail::kJoinMaxLeaves;
 using detail::kJoinMaxParts;
 using detail::kJoinTopBatch;
+using detail::kJoinWestChunks;
 }  // namespace nq::NQ_KERNEL_NAMESPACE
 
 namespace nq::NQ_KERNEL_NAMESPACE::join_detail {

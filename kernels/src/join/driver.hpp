@@ -51,14 +51,17 @@ inline std::uint64_t count_settled(const Board& b, Mask east, Mask west, Scratch
   }
   const int bits = 2 * b.window;
   const Watch watch = scratch.sieve.watch;
+  // An east half of one chunk meets the west in chunks kJoinWestChunks times larger
+  // (join_limits.hpp).
+  const std::size_t west_chunk = e.done() ? kJoinWestChunks * chunk : chunk;
   w.rewind();
-  std::size_t nz = w.next(z, chunk);
+  std::size_t nz = w.next(z, west_chunk);
   const bool west_whole = w.done();  // one chunk holds the whole west half: made once
   std::uint64_t solutions = 0, west_candidates = 0;
   for (bool first = true;; first = false) {
     if (!west_whole && !first) {
       w.rewind();
-      nz = w.next(z, chunk);
+      nz = w.next(z, west_chunk);
     }
     for (;;) {
       solutions += count_disjoint(a.data(), na, z.data(), nz, bits, scratch.sieve);
@@ -67,7 +70,7 @@ inline std::uint64_t count_settled(const Board& b, Mask east, Mask west, Scratch
         return solutions;  // stopped
       }
       if (w.done() || west_whole) break;
-      nz = w.next(z, chunk);
+      nz = w.next(z, west_chunk);
     }
     if (first) west_candidates = w.candidates();
     if (e.done()) break;

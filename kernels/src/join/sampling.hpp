@@ -75,7 +75,9 @@ JoinSample sample_settled(const Board& b, Mask east, Mask west, Scratch& scratch
   const double t1 = clock();
   r.setup_seconds = t1 - t0;
   if (r.east_chunks == 0) return r;
-  r.west_chunks = chunk_starts(w, z, chunk, scratch.west_starts);
+  // The west's chunks as count_settled cuts them: larger where the east is one chunk.
+  const std::size_t west_chunk = r.east_chunks == 1 ? kJoinWestChunks * chunk : chunk;
+  r.west_chunks = chunk_starts(w, z, west_chunk, scratch.west_starts);
   r.west_seconds = clock() - t1;
   std::vector<std::uint64_t> picked;
   draw_pieces(r.east_chunks * r.west_chunks, pieces, seed, picked);
@@ -84,7 +86,7 @@ JoinSample sample_settled(const Board& b, Mask east, Mask west, Scratch& scratch
     e.walk = scratch.east_starts[piece / r.west_chunks];
     const std::size_t na = e.next(a, chunk);
     w.walk = scratch.west_starts[piece % r.west_chunks];
-    const std::size_t nz = w.next(z, chunk);
+    const std::size_t nz = w.next(z, west_chunk);
     const double t = clock();
     r.solutions += count_disjoint(a.data(), na, z.data(), nz, bits, scratch.sieve);
     r.pair_seconds += clock() - t;

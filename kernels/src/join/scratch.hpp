@@ -50,12 +50,15 @@ struct Scratch {
       v.reserve(count);
       prefault_for_writing(v.data(), v.capacity() * sizeof(v[0]));
     };
-    for (std::vector<std::uint64_t>* out : {&east_sorted, &west_sorted})
-      reserve(*out, std::min(2 * size.leaves, chunk) + 16);  // SettledHalf::next grows it
+    // SettledHalf::next grows them; the west's chunks may be kJoinWestChunks times larger.
+    const std::size_t west_chunk = kJoinWestChunks * chunk;
+    reserve(east_sorted, std::min(2 * size.leaves, chunk) + 16);
+    reserve(west_sorted, std::min(2 * size.leaves, west_chunk) + 16);
     // count_disjoint_sliced's storage at its widest: 2 kMaxN diagonals, W = 8.
     reserve(sieve.slices, 2 * kMaxN * 8 + (chunks_of(2 * kMaxN) + 1) * kTableBytes / 8 + 8);
-    reserve(sieve.offsets, size.leaves * chunks_of(2 * (n - 1)) + kOffsetsSlack);
-    reserve(sieve.a, size.leaves);
+    reserve(sieve.offsets,
+            std::min(size.leaves, west_chunk) * chunks_of(2 * (n - 1)) + kOffsetsSlack);
+    reserve(sieve.a, std::min(size.leaves, chunk));
     // The group arrays for the cuts this n's halves can take (at least kJoinGroupMembers members
     // a group, count_disjoint.hpp): 2^12 groups up to n = 20, 2^17 (kMaxCuts) where a chunk is
     // full.

@@ -91,5 +91,45 @@ TEST(JoinSampling, ACountPollsItsWatchAndStopsWhenTold) {
   test_support::set_join_limits(0, 0);
 }
 
+// Where the east half is one chunk, the west comes in chunks twice as large
+// (kJoinWestChunks): the count and the sample cut it alike (a poll per chunk pair the sample
+// names), and both still count every pair: the polls' pairs add up to those of one chunk pair
+// holding both halves whole.
+TEST(JoinSampling, AnEastOfOneChunkMeetsTheWestAsTheSampleCutsIt) {
+  const Kernel* join = find_kernel("join");
+  struct Heard {
+    std::uint64_t polls = 0, pairs = 0;
+  } heard;
+  const Watch watch{[](void* context, std::uint64_t pairs) {
+                      auto& h = *static_cast<Heard*>(context);
+                      h.pairs += pairs;
+                      ++h.polls;
+                      return false;
+                    },
+                    &heard};
+  int seen = 0;
+  for (const Subproblem& s : largest_rowsplit_subproblems(12, 400)) {
+    test_support::set_join_limits(32, 16);  // n = 12: many an east of one chunk, a west of two
+    const JoinSample all = sample_join(s, 1u << 20, 1, &cpu_clock);
+    if (!all.settled || all.east_chunks != 1 || all.west_chunks < 2) continue;
+    if (++seen > 8) break;
+    detail::set_join_watch(watch);
+    heard = {};
+    Tally t;
+    join->count(std::span(&s, 1), std::span(&t, 1));
+    EXPECT_EQ(t.solutions, count_one_scalar(s).solutions);
+    EXPECT_EQ(heard.polls, all.west_chunks);
+    const std::uint64_t chunked = heard.pairs;
+    test_support::set_join_limits(1u << 20, 16);  // both halves whole: one chunk pair
+    heard = {};
+    join->count(std::span(&s, 1), std::span(&t, 1));
+    EXPECT_EQ(heard.polls, 1u);
+    EXPECT_EQ(chunked, heard.pairs);
+    detail::set_join_watch({});
+  }
+  EXPECT_GT(seen, 0) << "no subproblem with one east chunk and several west ones";
+  test_support::set_join_limits(0, 0);
+}
+
 }  // namespace
 }  // namespace nq
