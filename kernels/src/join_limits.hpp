@@ -18,17 +18,18 @@ namespace nq::detail {
 // holds more than kJoinScratchBytes.
 inline constexpr std::size_t kJoinMaxLeaves = std::size_t{1} << 20;
 // Chunks of 2^23 placements, not 2^20: a chunk pair is then 64 times larger, the pair counter's
-// sieve has placements enough for 16 cut diagonals (at least 64 members a group), where a pair
-// of 2^20 chunks had 12 and more cuts did not pay, and each chunk is sorted by the sieve 8 times
+// sieve has placements enough for 17 cut diagonals (kJoinMaxCuts, below), where a pair of 2^20
+// chunks had 12 and more cuts did not pay, and each chunk is sorted by the sieve 8 times
 // less often. From n = 25, where a half is several chunks, that is about half the pair work and
 // time (perf/results/log.md); below, halves are smaller than either chunk size.
 inline constexpr std::size_t kJoinChunk = std::size_t{1} << 23;
 // Where the whole east half fits in one chunk, the west half comes in chunks kJoinWestChunks times
 // larger (at n = 26 and 27 most subproblems are one east chunk against several west ones): the
 // sieve's work on the sliced side (its sort, the settled low bits' gathers, each block's tables)
-// is then done once for twice as many visiting placements. At n = 26 and 27 that took about a
-// sixth off the draws' time, for a scratch bound about half again as large; at n = 28, where both
-// halves take many chunks, the same doubling gained nothing and is not made (perf/results/log.md).
+// is then done once for twice as many visiting placements. That took about an eighth off the
+// estimated core-hours of n = 27 (n = 26 within the estimate's spread), for a scratch bound about
+// half again as large; at n = 28 both halves mostly take many chunks, and doubling the west's
+// there gained nothing (perf/results/log.md).
 inline constexpr std::size_t kJoinWestChunks = 2;
 inline constexpr std::size_t kJoinMaxParts = std::size_t{1} << 18;
 // A half's top placements are joined with their bottom parts in batches of at most this many.

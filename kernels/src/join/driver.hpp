@@ -26,6 +26,13 @@ inline void bucket(const std::vector<Leaf>& leaves, std::uint32_t buckets,
       [&](std::size_t i, std::uint32_t at) { sorted[at] = leaves[i].pattern; });
 }
 
+// The west half's chunk size against an east half of `east_chunks` chunks (count_settled passes 0
+// where it knows only that there are more than one): kJoinWestChunks times the east's where the
+// east is one chunk (join_limits.hpp). The count and the sample (sampling.hpp) cut the west alike.
+inline std::size_t west_chunk_size(std::size_t chunk, std::size_t east_chunks) {
+  return east_chunks == 1 ? kJoinWestChunks * chunk : chunk;
+}
+
 // The pairs of a subproblem whose every row's half is settled: the east half's chunks against
 // the west half's. When the west half fits in one chunk it is made once; otherwise it is made
 // again for every east chunk (making a half costs far less than pairing it). `nodes` gets the
@@ -51,9 +58,7 @@ inline std::uint64_t count_settled(const Board& b, Mask east, Mask west, Scratch
   }
   const int bits = 2 * b.window;
   const Watch watch = scratch.sieve.watch;
-  // An east half of one chunk meets the west in chunks kJoinWestChunks times larger
-  // (join_limits.hpp).
-  const std::size_t west_chunk = e.done() ? kJoinWestChunks * chunk : chunk;
+  const std::size_t west_chunk = west_chunk_size(chunk, e.done() ? 1 : 0);
   w.rewind();
   std::size_t nz = w.next(z, west_chunk);
   const bool west_whole = w.done();  // one chunk holds the whole west half: made once

@@ -75,8 +75,7 @@ JoinSample sample_settled(const Board& b, Mask east, Mask west, Scratch& scratch
   const double t1 = clock();
   r.setup_seconds = t1 - t0;
   if (r.east_chunks == 0) return r;
-  // The west's chunks as count_settled cuts them: larger where the east is one chunk.
-  const std::size_t west_chunk = r.east_chunks == 1 ? kJoinWestChunks * chunk : chunk;
+  const std::size_t west_chunk = west_chunk_size(chunk, r.east_chunks);
   r.west_chunks = chunk_starts(w, z, west_chunk, scratch.west_starts);
   r.west_seconds = clock() - t1;
   std::vector<std::uint64_t> picked;
