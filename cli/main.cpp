@@ -50,13 +50,14 @@ int main(int argc, char** argv) {
   static char stdout_buffer[std::size_t{1} << 20];
   if (!::isatty(STDOUT_FILENO)) std::setvbuf(stdout, stdout_buffer, _IOFBF, sizeof stdout_buffer);
   nq::cli::end_on_uncaught_exceptions();
-  const auto thread_cap = nq::cli::program_thread_cap();
   try {
     nq::cli::Args args;
     const nq::cli::CommandLine line = nq::cli::read_command_line(argc, argv, kVersion, args);
-    if (!line.command.empty())
+    if (!line.command.empty()) {
+      const auto thread_cap = nq::cli::program_thread_cap(line.threads);
       for (const auto& c : nq::cli::commands())
         if (line.command == c.name) return check_standard_output(c.run(args));
+    }
     return check_standard_output(line.status);
   } catch (...) {  // out of memory or threads: unwound, so every file is closed or removed
     nq::cli::print_error(nq::cli::describe_escaped(std::current_exception()));

@@ -125,6 +125,7 @@ int run(int argc, char** argv) {
   Args all;
   CountArgs& args = all.count;
   if (const auto done = agree_on_command_line(link, argc, argv, all)) return *done;
+  const auto thread_cap = program_thread_cap(args.threads);
   ClusterConfig config;
   config.count = count_config(args);
   if (config.count.n < 4)  // nothing to share out: rank 0 counts alone
@@ -164,7 +165,6 @@ int main(int argc, char** argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   nq::cli::end_on_uncaught_exceptions();  // one rank's line; mpirun ends the others
-  const auto thread_cap = nq::cli::program_thread_cap();
   int status = 2;
   try {
     status = nq::cli::run(argc, argv);

@@ -586,6 +586,14 @@ std::set<std::string> given_options(const CLI::App& app, const std::vector<Optio
   return given;
 }
 
+// The value `command`'s --threads row read (0: not given, or the command has none).
+int threads_asked(const std::vector<OptionRow>& rows, const std::string& command) {
+  for (const OptionRow& row : rows)
+    if (command == row.command && long_flag(row.flags) == "--threads")
+      if (int* const* threads = std::get_if<int*>(&row.target)) return **threads;
+  return 0;
+}
+
 // The option of the parsed `app` whose value CLI11 read from its environment variable (the
 // command line did not give it); null where there is none.
 const CLI::Option* from_environment(const CLI::App& app) {
@@ -804,7 +812,7 @@ CommandLine read_command_line(int argc, char** argv, const char* version, Args& 
   args.count.kernel_from_env = !args.count.kernel.empty() && !args.count.given.count("--kernel");
   args.solve.given = given_options(*subs["solve"], rows, "solve");
   for (const auto& [name, sub] : subs)
-    if (sub->parsed()) return {name, 0};
+    if (sub->parsed()) return {name, 0, threads_asked(rows, name)};
   return {"", 2};
 }
 

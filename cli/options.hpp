@@ -218,9 +218,11 @@ std::string long_flag(const char* flags);
 // only: its header alone takes seconds a source). `command` names the command to run; when it
 // is empty, exit with `status`: 0 once the help or the version is printed on standard output,
 // 2 once a usage error is said in one line on standard error. `count` is the default command.
+// `threads`: the command's --threads as given (0: not given, or the command has none).
 struct CommandLine {
   std::string command;
   int status = 0;
+  int threads = 0;
 };
 CommandLine read_command_line(int argc, char** argv, const char* version, Args& args);
 

@@ -5,6 +5,7 @@
 
 #include <oneapi/tbb/global_control.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -27,13 +28,18 @@ struct Command {
 // Every command, in the order --help lists them.
 const std::vector<Command>& commands();
 
-// What a program (nqcount, nqcount-mpi) lets oneTBB run for its whole life, held by its main:
-// up to kMaxThreads threads, so that a --threads above the hardware's gets that many (TBB's
-// default cap is the hardware's threads). The engine keeps within its host's cap and never
-// changes it; the program owns its process and sets it.
-inline tbb::global_control program_thread_cap() {
+// What a program (nqcount, nqcount-mpi) lets oneTBB run while its command runs, held once the
+// command line is read: the threads its command asked for (--threads; 0: none asked), where they
+// are more than the hardware's (TBB's default cap), so that a --threads above the hardware's gets
+// that many. Never more: oneTBB keeps up to the cap's threads for arenas that come and go, and
+// with a cap far above what runs, the short counts of nqcount-mpi's batches (several at once,
+// each with an arena of its own) had it start a few hundred threads on a 2-core machine, every
+// one spinning on sched_yield. The engine keeps within its host's cap and never changes it; the
+// program owns its process and sets it.
+inline tbb::global_control program_thread_cap(int threads) {
+  const int cap = std::clamp(std::max(threads, hardware_threads()), 1, kMaxThreads);
   return tbb::global_control(tbb::global_control::max_allowed_parallelism,
-                             static_cast<std::size_t>(kMaxThreads));
+                             static_cast<std::size_t>(cap));
 }
 
 // What the programs say of themselves: the first line of their --help and the man pages' NAME

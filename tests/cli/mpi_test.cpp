@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -85,6 +86,29 @@ TEST(Mpi, EightRanksOversubscribedCountLikeNqcount) {
     expect_same_counts(r.out, plain.out);
     EXPECT_EQ(nlohmann::json::parse(r.out)["ranks"], 8);
   }
+}
+
+// A rank counts its batches (several at once, each a count with an arena of its own) on
+// oneTBB's threads, which the program caps at its --threads (or the hardware's): a rank's
+// threads stay within that and its own few (MPI's, the batches'). With the cap far above, oneTBB
+// kept starting threads for the arenas that came and went, a few hundred a rank at n = 14 here,
+// every one spinning. The most threads any rank had, read from /proc while the job ran.
+TEST(Mpi, ARankRunsNoMoreThreadsThanItCountsWith) {
+  const Outcome r = shell(MPI_ENV MPIEXEC " --oversubscribe --bind-to none -np 2 " NQCOUNT_MPI_BIN
+                                          " --n 14 --threads 2 >/dev/null & job=$!; most=0; "
+                                          "while kill -0 $job 2>/dev/null; do "
+                                          "  for rank in $(cat /proc/$job/task/$job/children); do "
+                                          "    while read -r key value; do "
+                                          "      [ \"$key\" = Threads: ] && "
+                                          "[ \"$value\" -gt $most ] && most=$value; "
+                                          "    done </proc/$rank/status; "
+                                          "  done 2>/dev/null; "
+                                          "done; wait $job; echo \"$? $most\"");
+  int status = -1, most = 0;
+  std::istringstream(r.out) >> status >> most;
+  ASSERT_EQ(status, 0) << r.out << r.err;
+  EXPECT_GT(most, 1) << "no rank was seen";
+  EXPECT_LE(most, 16) << "threads of one rank";
 }
 
 // The plan cut into pieces of its subproblems (--tasks past its 1,716 ranks at n = 14: 7
