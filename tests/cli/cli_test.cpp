@@ -1,16 +1,21 @@
 // The nqcount command line, run as a user runs it: exit codes, stderr, JSON.
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <link.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "kernels/kernels.hpp"
 #include "tests/cli_runner.hpp"
@@ -107,6 +112,55 @@ TEST(Cli, CrossCheckCountsTwiceAndSaysHowMany) {
     EXPECT_EQ(r.err.rfind("nqcount: error: --cross-check", 0), 0u) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
+}
+
+// The address build's preload (tests/support/prefault.cpp), loaded into this test program (an
+// address build too): the memory that the leak check reads at exit, this program's writable
+// segments, is mapped at once. Read from /proc/self/pagemap (bit 63: present), before and after.
+double present_share_of_writable_segments() {
+  struct Range {
+    std::uintptr_t begin, end;
+  };
+  std::vector<Range> ranges;
+  ::dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* out) {
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& s = info->dlpi_phdr[i];
+          if (s.p_type == PT_LOAD && (s.p_flags & PF_W))
+            static_cast<std::vector<Range>*>(out)->push_back(
+                {info->dlpi_addr + s.p_vaddr, info->dlpi_addr + s.p_vaddr + s.p_memsz});
+        }
+        return 1;  // the program only
+      },
+      &ranges);
+  const int pagemap = ::open("/proc/self/pagemap", O_RDONLY);
+  std::size_t pages = 0, present = 0;
+  for (const Range& r : ranges)
+    for (std::uintptr_t page = r.begin / 4096; page <= (r.end - 1) / 4096; ++page) {
+      std::uint64_t entry = 0;
+      if (::pread(pagemap, &entry, sizeof entry, static_cast<off_t>(page * sizeof entry)) !=
+          static_cast<ssize_t>(sizeof entry))
+        break;
+      ++pages;
+      present += entry >> 63;
+    }
+  ::close(pagemap);
+  return pages ? static_cast<double>(present) / static_cast<double>(pages) : 0.0;
+}
+
+TEST(Cli, ThePreloadMapsWhatTheLeakCheckReads) {
+#ifndef NQ_PREFAULT_LIB
+  GTEST_SKIP() << "only the address build has the preload";
+#else
+  const char* preload = std::getenv("LD_PRELOAD");
+  const bool preloaded = preload && std::string(preload).find("nq_prefault") != std::string::npos;
+  const double before = present_share_of_writable_segments();
+  if (!preloaded) EXPECT_LT(before, 0.9) << "most of it untouched before";
+  ::setenv("ASAN_OPTIONS", "detect_leaks=1", 1);
+  void* loaded = ::dlopen(NQ_PREFAULT_LIB, RTLD_NOW);
+  ASSERT_NE(loaded, nullptr) << ::dlerror();
+  EXPECT_GT(present_share_of_writable_segments(), 0.99) << "before: " << before;
+#endif
 }
 
 TEST(Cli, VerifyPassesOnKnownValues) {
