@@ -117,6 +117,7 @@ TEST(Cli, CrossCheckCountsTwiceAndSaysHowMany) {
 // The address build's preload (tests/support/prefault.cpp), loaded into this test program (an
 // address build too): the memory that the leak check reads at exit, this program's writable
 // segments, is mapped at once. Read from /proc/self/pagemap (bit 63: present), before and after.
+#ifdef NQ_PREFAULT_LIB
 double present_share_of_writable_segments() {
   struct Range {
     std::uintptr_t begin, end;
@@ -147,6 +148,7 @@ double present_share_of_writable_segments() {
   ::close(pagemap);
   return pages ? static_cast<double>(present) / static_cast<double>(pages) : 0.0;
 }
+#endif
 
 TEST(Cli, ThePreloadMapsWhatTheLeakCheckReads) {
 #ifndef NQ_PREFAULT_LIB
